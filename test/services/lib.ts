@@ -1,0 +1,147 @@
+// Shared plumbing of the test services: where they live, how a daemon is spawned, how we
+// wait for it. Every service fetches into .local/ (git-ignored) and logs to .local/logs/.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const localDir = join(root, ".local");
+export const logDir = join(localDir, "logs");
+
+export interface ServiceStatus {
+  running: boolean;
+  detail: string;
+}
+
+/** A real service the tests talk to. Every method is idempotent. */
+export interface Service {
+  name: string;
+  /** Fetches what the service needs from the package registries, once. */
+  install(): Promise<void>;
+  /** Starts it unless it already answers its health check; resolves once healthy. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  status(): Promise<ServiceStatus>;
+}
+
+export class ServiceError extends Error {
+  constructor(service: string, message: string) {
+    super(`${service}: ${message}`);
+    this.name = "ServiceError";
+  }
+}
+
+/** Fails fast, naming the missing tool, instead of letting a later step hang or fail obscurely. */
+export function requireCommand(service: string, command: string, versionArgs: string[] = ["--version"]): void {
+  const probe = spawnSync(command, versionArgs, { stdio: "ignore" });
+  if (probe.error || probe.status !== 0) {
+    throw new ServiceError(service, `'${command}' is not on PATH; install it (see README "Requirements")`);
+  }
+}
+
+export function isPortOpen(port: number, host = "127.0.0.1", timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+export async function waitFor(
+  service: string,
+  what: string,
+  check: () => Promise<boolean>,
+  { timeoutMs = 120_000, intervalMs = 250, pid }: { timeoutMs?: number; intervalMs?: number; pid?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    if (pid !== undefined && !isAlive(pid)) {
+      throw new ServiceError(service, `process ${pid} exited before ${what}; see ${logFile(service)}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new ServiceError(service, `timed out after ${timeoutMs / 1000} s waiting for ${what}; see ${logFile(service)}`);
+}
+
+export function logFile(service: string): string {
+  return join(logDir, `${service}.log`);
+}
+
+function pidFile(service: string): string {
+  return join(localDir, "run", `${service}.pid`);
+}
+
+/** Spawns a detached daemon whose stdout and stderr go to .local/logs/<service>.log. */
+export function spawnDaemon(
+  service: string,
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): number {
+  mkdirSync(logDir, { recursive: true });
+  mkdirSync(dirname(pidFile(service)), { recursive: true });
+  const log = openSync(logFile(service), "a");
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? root,
+    env: { ...process.env, ...options.env },
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  if (child.pid === undefined) throw new ServiceError(service, `could not spawn ${command}`);
+  child.unref();
+  writeFileSync(pidFile(service), String(child.pid));
+  return child.pid;
+}
+
+export function daemonPid(service: string): number | undefined {
+  if (!existsSync(pidFile(service))) return undefined;
+  const pid = Number(readFileSync(pidFile(service), "utf8"));
+  return isAlive(pid) ? pid : undefined;
+}
+
+export async function stopDaemon(service: string, graceMs = 15_000): Promise<void> {
+  const pid = daemonPid(service);
+  if (pid !== undefined) {
+    // The daemon leads its own process group (detached), so its children go with it.
+    signalGroup(pid, "SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (isAlive(pid)) signalGroup(pid, "SIGKILL");
+  }
+  rmSync(pidFile(service), { force: true });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a set-up command to completion, with its output in the service log; throws on failure. */
+export function runStep(service: string, what: string, command: string, args: string[], cwd = root): void {
+  mkdirSync(logDir, { recursive: true });
+  const log = openSync(logFile(service), "a");
+  const result = spawnSync(command, args, { cwd, stdio: ["ignore", log, log] });
+  if (result.error || result.status !== 0) {
+    throw new ServiceError(service, `${what} failed (${command} ${args.join(" ")}); see ${logFile(service)}`);
+  }
+}
