@@ -1,0 +1,24 @@
+// File IO: where data, delete, manifest and metadata files are read and written. A table's
+// files are addressed by location strings exactly as they appear in metadata; the same string
+// must come back byte-identical (a DV's referenced-data-file is compared as a string by readers).
+// Object stores (s3, gs, abfss) plug in behind the same interface, built per table from the
+// catalog's vended credentials (the `config` of a loadTable response).
+
+export interface FileIO {
+  /** Writes a whole new file; parents are created as needed. Never overwrites a table file in place. */
+  write(location: string, bytes: Uint8Array): Promise<void>;
+  read(location: string): Promise<Uint8Array>;
+  readRange(location: string, offset: number, length: number): Promise<Uint8Array>;
+  exists(location: string): Promise<boolean>;
+  delete(location: string): Promise<void>;
+}
+
+/** Builds the FileIO for one table from the catalog's per-table properties (credentials, region, ...). */
+export type FileIOFactory = (location: string, properties: Readonly<Record<string, string>>) => FileIO;
+
+export class UnsupportedLocationError extends Error {
+  constructor(location: string) {
+    super(`no file IO for ${location}: floe reads and writes local paths (file:) only so far`);
+    this.name = "UnsupportedLocationError";
+  }
+}
