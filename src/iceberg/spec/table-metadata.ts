@@ -42,7 +42,8 @@ export interface TableMetadata {
 
 export function currentSchema(metadata: TableMetadata): Schema {
   const schema = metadata.schemas.find((s) => s.schemaId === metadata.currentSchemaId);
-  if (!schema) throw new Error(`table ${metadata.location}: current-schema-id ${metadata.currentSchemaId} has no schema`);
+  if (!schema)
+    throw new Error(`table ${metadata.location}: current-schema-id ${metadata.currentSchemaId} has no schema`);
   return schema;
 }
 
@@ -99,7 +100,10 @@ export function tableMetadataFromJson(json: unknown): TableMetadata {
   const currentSnapshotId = optionalInt64(o["current-snapshot-id"], "current-snapshot-id");
   const refs: Record<string, SnapshotRef> = {};
   for (const [name, ref] of Object.entries((o.refs ?? {}) as Record<string, Record<string, unknown>>)) {
-    refs[name] = { snapshotId: int64(ref["snapshot-id"], `refs.${name}.snapshot-id`), type: ref.type as "branch" | "tag" };
+    refs[name] = {
+      snapshotId: int64(ref["snapshot-id"], `refs.${name}.snapshot-id`),
+      type: ref.type as "branch" | "tag",
+    };
   }
   // Spec: a table whose metadata has no refs treats current-snapshot-id as the main branch.
   if (refs[MAIN_BRANCH] === undefined && currentSnapshotId !== undefined && currentSnapshotId !== -1n) {

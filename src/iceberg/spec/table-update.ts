@@ -132,7 +132,7 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
           throw new CommitConflictError(`add-snapshot: snapshot ${s.snapshotId} already exists`);
         }
         // Spec: sequence numbers increase with every snapshot of a v2+ table.
-        if (s.sequenceNumber <= m.lastSequenceNumber && s.parentSnapshotId !== undefined) {
+        if (s.sequenceNumber <= m.lastSequenceNumber) {
           throw new CommitConflictError(
             `add-snapshot: sequence number ${s.sequenceNumber} is not above the table's last ${m.lastSequenceNumber}`,
           );
@@ -144,14 +144,16 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
             throw new Error("add-snapshot: a v3 snapshot needs first-row-id and added-rows");
           }
           if (s.firstRowId < m.nextRowId) {
-            throw new CommitConflictError(`add-snapshot: first-row-id ${s.firstRowId} is behind next-row-id ${m.nextRowId}`);
+            throw new CommitConflictError(
+              `add-snapshot: first-row-id ${s.firstRowId} is behind next-row-id ${m.nextRowId}`,
+            );
           }
           nextRowId = s.firstRowId + s.addedRows;
         }
         m = {
           ...m,
           snapshots: [...m.snapshots, s],
-          lastSequenceNumber: s.sequenceNumber > m.lastSequenceNumber ? s.sequenceNumber : m.lastSequenceNumber,
+          lastSequenceNumber: s.sequenceNumber,
           nextRowId,
         };
         break;
@@ -174,7 +176,10 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
         m = { ...m, properties: { ...m.properties, ...u.updates } };
         break;
       case "remove-properties":
-        m = { ...m, properties: Object.fromEntries(Object.entries(m.properties).filter(([k]) => !u.removals.includes(k))) };
+        m = {
+          ...m,
+          properties: Object.fromEntries(Object.entries(m.properties).filter(([k]) => !u.removals.includes(k))),
+        };
         break;
     }
   }
