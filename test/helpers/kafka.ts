@@ -1,0 +1,74 @@
+// Kafka chores of the integration tests, against the broker of test/services/kafka.ts.
+// Each call opens its own client and closes it, so a test never leaks a connection.
+import { Admin, findErrorBy, ProduceAcks, Producer } from "@platformatic/kafka";
+import { brokerPort } from "../services/kafka/config.ts";
+
+export const bootstrapServers = `127.0.0.1:${brokerPort()}`;
+
+const clientId = "floe-test";
+
+export interface TestMessage {
+  key?: string | Buffer | null;
+  /** null produces a tombstone. */
+  value: string | Buffer | null;
+  partition?: number;
+}
+
+/** Creates the topic and returns once every partition has a leader, so that produce succeeds at once. */
+export async function createTopic(name: string, partitions = 1): Promise<void> {
+  await withAdmin(async (admin) => {
+    await admin.createTopics({ topics: [name], partitions, replicas: 1 });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const metadata = await admin.metadata({ topics: [name], forceUpdate: true });
+      const topic = metadata.topics.get(name);
+      if (topic?.partitionsCount === partitions && topic.partitions.every((p) => p.leader >= 0)) return;
+      if (Date.now() > deadline)
+        throw new Error(`topic ${name}: no leader for all ${partitions} partitions after 10 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+}
+
+/** Deletes the topic; a topic that does not exist is already what the caller wants. */
+export async function deleteTopic(name: string): Promise<void> {
+  await withAdmin(async (admin) => {
+    try {
+      await admin.deleteTopics({ topics: [name] });
+    } catch (error) {
+      if (!findErrorBy(error as Error, "apiId", "UNKNOWN_TOPIC_OR_PARTITION")) throw error;
+    }
+  });
+}
+
+/** Produces the messages in order, acknowledged by the broker before this resolves. */
+export async function produce(topic: string, messages: TestMessage[]): Promise<void> {
+  // Buffers pass through untouched; null must reach the wire as null (a null key or a tombstone).
+  const producer = new Producer<Buffer | null, Buffer | null>({ clientId, bootstrapBrokers: [bootstrapServers] });
+  try {
+    await producer.send({
+      acks: ProduceAcks.ALL,
+      messages: messages.map((m) => ({
+        topic,
+        key: toBytes(m.key ?? null),
+        value: toBytes(m.value),
+        ...(m.partition === undefined ? {} : { partition: m.partition }),
+      })),
+    });
+  } finally {
+    await producer.close();
+  }
+}
+
+function toBytes(data: string | Buffer | null): Buffer | null {
+  return typeof data === "string" ? Buffer.from(data) : data;
+}
+
+async function withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = new Admin({ clientId, bootstrapBrokers: [bootstrapServers] });
+  try {
+    return await work(admin);
+  } finally {
+    await admin.close();
+  }
+}
