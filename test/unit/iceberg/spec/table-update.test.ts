@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseJson, stringifyJson } from "../../../../src/iceberg/spec/json.ts";
+import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
+import type { Snapshot } from "../../../../src/iceberg/spec/snapshot.ts";
+import { tableMetadataFromJson, tableMetadataToJson } from "../../../../src/iceberg/spec/table-metadata.ts";
+import {
+  applyUpdates,
+  CommitConflictError,
+  checkRequirements,
+  LAST_ADDED_SCHEMA,
+  newTableMetadata,
+} from "../../../../src/iceberg/spec/table-update.ts";
+
+const schema = { schemaId: 0, fields: [{ id: 1, name: "id", required: true, type: "long" as const }] };
+const fresh = () => newTableMetadata({ location: "/w/ns/t/", schema, spec: unpartitioned }, 1000n);
+
+const snapshot = (id: bigint, seq: bigint, firstRowId: bigint, addedRows: bigint, parent?: bigint): Snapshot => ({
+  snapshotId: id,
+  ...(parent === undefined ? {} : { parentSnapshotId: parent }),
+  sequenceNumber: seq,
+  timestampMs: 2000n,
+  manifestList: `/w/ns/t/metadata/snap-${id}.avro`,
+  summary: { operation: "append" },
+  firstRowId,
+  addedRows,
+});
+
+test("a new table is format v3 with no snapshot and next-row-id 0", () => {
+  const m = fresh();
+  assert.equal(m.formatVersion, 3);
+  assert.equal(m.location, "/w/ns/t");
+  assert.equal(m.lastColumnId, 1);
+  assert.equal(m.nextRowId, 0n);
+  assert.equal(m.currentSnapshotId, undefined);
+});
+
+test("add-snapshot advances next-row-id by added-rows and set-snapshot-ref moves main", () => {
+  const m = applyUpdates(
+    fresh(),
+    [
+      { action: "add-snapshot", snapshot: snapshot(11n, 1n, 0n, 5n) },
+      { action: "set-snapshot-ref", refName: "main", snapshotId: 11n, type: "branch" },
+    ],
+    3000n,
+  );
+  assert.equal(m.nextRowId, 5n);
+  assert.equal(m.lastSequenceNumber, 1n);
+  assert.equal(m.currentSnapshotId, 11n);
+  assert.deepEqual(m.refs.main, { snapshotId: 11n, type: "branch" });
+  assert.equal(m.snapshotLog.length, 1);
+});
+
+test("a snapshot whose first-row-id is behind the table's next-row-id is refused", () => {
+  const m = applyUpdates(fresh(), [{ action: "add-snapshot", snapshot: snapshot(11n, 1n, 0n, 5n) }], 3000n);
+  assert.throws(
+    () => applyUpdates(m, [{ action: "add-snapshot", snapshot: snapshot(12n, 2n, 3n, 1n, 11n) }], 4000n),
+    CommitConflictError,
+  );
+});
+
+test("sequence numbers must increase", () => {
+  const m = applyUpdates(fresh(), [{ action: "add-snapshot", snapshot: snapshot(11n, 1n, 0n, 5n) }], 3000n);
+  assert.throws(
+    () => applyUpdates(m, [{ action: "add-snapshot", snapshot: snapshot(12n, 1n, 5n, 1n, 11n) }], 4000n),
+    /sequence number 1 is not above/,
+  );
+});
+
+test("assert-ref-snapshot-id fails when main moved", () => {
+  const m = applyUpdates(
+    fresh(),
+    [
+      { action: "add-snapshot", snapshot: snapshot(11n, 1n, 0n, 5n) },
+      { action: "set-snapshot-ref", refName: "main", snapshotId: 11n, type: "branch" },
+    ],
+    3000n,
+  );
+  assert.throws(
+    () => checkRequirements(m, [{ type: "assert-ref-snapshot-id", ref: "main", snapshotId: null }]),
+    /branch main is at 11, expected no snapshot/,
+  );
+  checkRequirements(m, [{ type: "assert-ref-snapshot-id", ref: "main", snapshotId: 11n }]);
+});
+
+test("add-schema then set-current-schema -1 selects the added schema", () => {
+  const wider = {
+    schemaId: 0,
+    fields: [...schema.fields, { id: 2, name: "name", required: false, type: "string" as const }],
+  };
+  const m = applyUpdates(
+    fresh(),
+    [
+      { action: "add-schema", schema: wider },
+      { action: "set-current-schema", schemaId: LAST_ADDED_SCHEMA },
+    ],
+    3000n,
+  );
+  assert.equal(m.currentSchemaId, 1);
+  assert.equal(m.lastColumnId, 2);
+});
+
+test("table metadata JSON round-trips, int64 ids included", () => {
+  const m = applyUpdates(
+    fresh(),
+    [
+      { action: "add-snapshot", snapshot: snapshot(9223372036854775000n, 1n, 0n, 5n) },
+      { action: "set-snapshot-ref", refName: "main", snapshotId: 9223372036854775000n, type: "branch" },
+      { action: "set-properties", updates: { "floe.job": "demo" } },
+    ],
+    3000n,
+  );
+  const text = stringifyJson(tableMetadataToJson(m));
+  assert.match(text, /"current-snapshot-id":9223372036854775000/);
+  assert.deepEqual(tableMetadataFromJson(parseJson(text)), m);
+});
