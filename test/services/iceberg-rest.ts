@@ -1,0 +1,141 @@
+// The Iceberg REST catalog of the tests: Apache Iceberg's own REST fixture (RESTCatalogServer),
+// run from Maven Central jars over a JDBC catalog in SQLite and a local warehouse directory.
+// It is the reference implementation of the REST protocol: the commits floe sends are checked
+// by Java Iceberg's own table metadata rules (it never opens manifests or deletion vectors).
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  daemonPid,
+  isPortOpen,
+  localDir,
+  requireCommand,
+  root,
+  runStep,
+  type Service,
+  ServiceError,
+  spawnDaemon,
+  stopDaemon,
+  waitFor,
+} from "./lib.ts";
+
+const name = "iceberg-rest";
+const home = join(localDir, "iceberg-rest");
+const libs = join(home, "libs");
+const pom = join(root, "test", "services", "iceberg-rest", "pom.xml");
+// Records which pom the jars in libs/ came from, so an edited pom (a version bump) re-fetches.
+const installedMarker = join(libs, ".pom-sha256");
+const port = Number(process.env.FLOE_TEST_REST_PORT ?? 8181);
+
+/** Where the tests find the catalog. Table locations are plain absolute paths under `warehouse`. */
+export const restCatalog = {
+  uri: `http://127.0.0.1:${port}`,
+  port,
+  // A plain path rather than a file: URI: table, metadata and data file locations are then plain
+  // absolute paths too, with no scheme for floe's local FileIO or a reader to resolve.
+  warehouse: resolve(process.env.FLOE_TEST_REST_WAREHOUSE ?? join(home, "warehouse")),
+  /** The SQLite file of the JDBC backend; its catalog name (catalog_name column) is "rest_backend". */
+  database: join(home, "catalog.db"),
+};
+
+async function healthy(): Promise<boolean> {
+  try {
+    const response = await fetch(`${restCatalog.uri}/v1/config`, { signal: AbortSignal.timeout(1000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+function pomDigest(): string {
+  return createHash("sha256").update(readFileSync(pom)).digest("hex");
+}
+
+export const icebergRest: Service = {
+  name,
+
+  async install() {
+    const digest = pomDigest();
+    if (existsSync(installedMarker) && readFileSync(installedMarker, "utf8") === digest) return;
+    requireCommand(name, "mvn", ["-v"]);
+    // Jars of an earlier pom would share the classpath with the new ones; start clean.
+    rmSync(libs, { recursive: true, force: true });
+    runStep(name, "fetching the fixture's jars from Maven Central", "mvn", [
+      "-B",
+      "-q",
+      "-f",
+      pom,
+      `-Dmaven.repo.local=${join(localDir, "m2")}`,
+      "dependency:copy-dependencies",
+      `-DoutputDirectory=${libs}`,
+    ]);
+    writeFileSync(installedMarker, digest);
+  },
+
+  async start() {
+    if (await healthy()) return;
+    // Another test run may have spawned it a moment ago. The fixture binds its port with
+    // SO_REUSEPORT, so a second JVM would not fail: it would share the port and the SQLite file.
+    const starting = daemonPid(name);
+    if (starting !== undefined) {
+      await waitFor(name, `GET ${restCatalog.uri}/v1/config`, healthy, { pid: starting, timeoutMs: 60_000 });
+      return;
+    }
+    if (await isPortOpen(port)) {
+      throw new ServiceError(
+        name,
+        `port ${port} is taken by a process that does not answer GET /v1/config; stop it or set FLOE_TEST_REST_PORT`,
+      );
+    }
+    requireCommand(name, "java", ["-version"]);
+    await icebergRest.install();
+    mkdirSync(restCatalog.warehouse, { recursive: true });
+    // The fixture turns every CATALOG_* variable into a catalog property (CATALOG_REST_PORT ->
+    // rest.port); it already defaults to the JdbcCatalog with jdbc.schema-version=V1 (views).
+    const pid = spawnDaemon(
+      name,
+      "java",
+      [
+        // It shares a 2-core machine with Kafka and Spark; a catalog of test tables needs little.
+        "-Xmx512m",
+        "-cp",
+        join(libs, "*"),
+        "org.apache.iceberg.rest.RESTCatalogServer",
+      ],
+      {
+        cwd: home,
+        env: {
+          CATALOG_URI: `jdbc:sqlite:file:${restCatalog.database}`,
+          CATALOG_WAREHOUSE: restCatalog.warehouse,
+          CATALOG_REST_PORT: String(port),
+          // One JDBC connection: with the default pool of two, a burst of concurrent requests
+          // makes SQLite answer SQLITE_BUSY (500s), after which the database stayed locked for
+          // every later request until a restart.
+          CATALOG_CLIENTS: "1",
+        },
+      },
+    );
+    await waitFor(name, `GET ${restCatalog.uri}/v1/config`, healthy, { pid, timeoutMs: 60_000 });
+  },
+
+  async stop() {
+    await stopDaemon(name);
+  },
+
+  async status() {
+    if (await healthy()) {
+      const pid = daemonPid(name);
+      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
+      return { running: true, detail: `${restCatalog.uri} (${owner}), warehouse ${restCatalog.warehouse}` };
+    }
+    const pid = daemonPid(name);
+    return {
+      running: false,
+      detail:
+        pid === undefined
+          ? `nothing answers at ${restCatalog.uri}`
+          : `pid ${pid} is alive but ${restCatalog.uri}/v1/config does not answer`,
+    };
+  },
+};
