@@ -1,0 +1,104 @@
+// The verification readers of the integration tests: DuckDB with the iceberg extension,
+// PyIceberg and PySpark with the Iceberg runtime, installed into a project-local Python venv
+// (.local/venv) plus the jars Spark adds (.local/spark-jars). Nothing runs as a daemon: each
+// test file starts its own reader process through test/helpers/readers.ts.
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { localDir, requireCommand, root, runStep, type Service, ServiceError } from "./lib.ts";
+
+const name = "readers";
+const recipes = join(root, "test", "services", "readers");
+const requirements = join(recipes, "requirements.txt");
+const pom = join(recipes, "pom.xml");
+const venv = join(localDir, "venv");
+
+/** Where the test helpers find the installed readers. */
+export const readerEnv = {
+  python: join(venv, "bin", "python"),
+  sparkJars: join(localDir, "spark-jars"),
+};
+
+/** Each part is rebuilt only when the recipe it came from changes (a stamp holds the recipe's hash). */
+const parts = [
+  { what: "the Python venv", dir: venv, recipe: requirements, build: buildVenv },
+  { what: "the Spark jars", dir: readerEnv.sparkJars, recipe: pom, build: fetchJars },
+];
+
+function stampFile(dir: string): string {
+  return join(dir, ".recipe-sha256");
+}
+
+function digest(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+function isCurrent(part: (typeof parts)[number]): boolean {
+  const stamp = stampFile(part.dir);
+  return existsSync(stamp) && readFileSync(stamp, "utf8") === digest(part.recipe);
+}
+
+function buildVenv(): void {
+  requireCommand(name, "python3");
+  runStep(name, "creating the venv", "python3", ["-m", "venv", venv]);
+  runStep(name, "installing the readers from PyPI (pyspark alone is ~450 MB)", readerEnv.python, [
+    "-m",
+    "pip",
+    "install",
+    "--disable-pip-version-check",
+    "--quiet",
+    "-r",
+    requirements,
+  ]);
+}
+
+function fetchJars(): void {
+  requireCommand(name, "mvn", ["-v"]);
+  runStep(name, "fetching the Spark jars from Maven Central", "mvn", [
+    "-B",
+    "-q",
+    "-f",
+    pom,
+    `-Dmaven.repo.local=${join(localDir, "m2")}`,
+    "dependency:copy-dependencies",
+    // The Iceberg runtime is shaded and PySpark brings the rest; transitive jars would only
+    // put a second copy of Spark's own dependencies on its classpath.
+    "-DexcludeTransitive=true",
+    `-DoutputDirectory=${readerEnv.sparkJars}`,
+  ]);
+}
+
+export const readers: Service = {
+  name,
+
+  async install() {
+    for (const part of parts) {
+      if (isCurrent(part)) continue;
+      // A half-built or outdated part would mix old and new versions; start it over.
+      rmSync(part.dir, { recursive: true, force: true });
+      part.build();
+      writeFileSync(stampFile(part.dir), digest(part.recipe));
+    }
+  },
+
+  async start() {
+    // Spark needs a JVM when a test starts it; failing here names the missing tool up front.
+    requireCommand(name, "java", ["-version"]);
+    const stale = parts.filter((part) => !isCurrent(part));
+    if (stale.length > 0) {
+      throw new ServiceError(
+        name,
+        `${stale.map((p) => p.what).join(" and ")} not installed or outdated; run: npm run services -- install readers`,
+      );
+    }
+  },
+
+  async stop() {},
+
+  async status() {
+    const stale = parts.filter((part) => !isCurrent(part));
+    return stale.length === 0
+      ? { running: true, detail: `installed: ${venv}, ${readerEnv.sparkJars}` }
+      : { running: false, detail: `not installed or outdated: ${stale.map((p) => p.what).join(", ")}` };
+  },
+};
