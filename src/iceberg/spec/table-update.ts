@@ -218,8 +218,11 @@ export function newTableMetadata(table: NewTable, nowMs: bigint): TableMetadata 
   };
 }
 
-/** The JSON body of a REST createTable request for the same table. */
-export function createTableRequestJson(name: string, table: NewTable): string {
+/** The JSON body of a REST createTable request for the same table; without a location the server picks one. */
+export function createTableRequestJson(
+  name: string,
+  table: Omit<NewTable, "location"> & { location?: string },
+): string {
   return stringifyJson({
     name,
     location: table.location,

@@ -1,0 +1,49 @@
+// Table metadata files as metastore catalogs (Java's BaseMetastoreTableOperations, PyIceberg's
+// MetastoreCatalog) name them: <metadata dir>/<NNNNN>-<uuid>.metadata.json, where NNNNN is one
+// more than the version of the current file and the metadata dir is the `write.metadata.path`
+// property or <table location>/metadata. Other writers derive their next version from our
+// file names, so the pattern must be exact. Java may gzip them (write.metadata.compression-codec);
+// such files are read by their gzip magic, whatever their name.
+import { gunzipSync } from "node:zlib";
+import type { FileIO } from "../io/file-io.ts";
+import { parseJson, stringifyJson } from "../spec/json.ts";
+import { type TableMetadata, tableMetadataFromJson, tableMetadataToJson } from "../spec/table-metadata.ts";
+
+/** Spec table property: how many previous metadata files the metadata-log keeps. */
+export const PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max";
+const DEFAULT_PREVIOUS_VERSIONS_MAX = 100;
+
+export function metadataFileLocation(metadata: TableMetadata, version: number): string {
+  const dir = (metadata.properties["write.metadata.path"] ?? `${metadata.location}/metadata`).replace(/\/+$/, "");
+  return `${dir}/${String(version).padStart(5, "0")}-${crypto.randomUUID()}.metadata.json`;
+}
+
+/** The NNNNN of a metadata file name; -1 when the name does not follow the pattern. */
+export function metadataFileVersion(location: string): number {
+  const match = /(?:^|\/)(\d+)-[^/]*\.metadata\.json$/.exec(location);
+  return match ? Number(match[1]) : -1;
+}
+
+/**
+ * The metadata of the commit after `base`: its metadata-log gains the file `base` was read
+ * from, trimmed to the newest write.metadata.previous-versions-max entries.
+ */
+export function withPreviousMetadataFile(
+  next: TableMetadata,
+  base: TableMetadata,
+  baseLocation: string,
+): TableMetadata {
+  const max = Number(next.properties[PREVIOUS_VERSIONS_MAX] ?? DEFAULT_PREVIOUS_VERSIONS_MAX);
+  const log = [...base.metadataLog, { timestampMs: base.lastUpdatedMs, metadataFile: baseLocation }];
+  return { ...next, metadataLog: log.slice(Math.max(0, log.length - Math.max(1, max))) };
+}
+
+export async function readMetadataFile(io: FileIO, location: string): Promise<TableMetadata> {
+  const bytes = await io.read(location);
+  const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
+  return tableMetadataFromJson(parseJson(new TextDecoder().decode(gzipped ? gunzipSync(bytes) : bytes)));
+}
+
+export async function writeMetadataFile(io: FileIO, location: string, metadata: TableMetadata): Promise<void> {
+  await io.write(location, new TextEncoder().encode(stringifyJson(tableMetadataToJson(metadata), 2)));
+}

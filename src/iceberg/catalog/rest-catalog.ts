@@ -1,0 +1,520 @@
+// Iceberg REST catalog client (apache/iceberg open-api/rest-catalog-open-api.yaml), a thin
+// layer over fetch. It first calls GET /v1/config: the catalog's properties are the server's
+// `defaults`, then the client's, then the server's `overrides`; they give the route `prefix`,
+// the `namespace-separator` and the `endpoints` the server offers. Table metadata is parsed
+// with the BigInt-safe JSON parser: snapshot ids are int64s.
+//
+// Status codes follow the spec and Java's ErrorHandlers: 404 is NoSuchTable/NoSuchNamespace,
+// 409 AlreadyExists (create) or CommitFailed (commit), and on commit 500, 502, 503 and 504
+// leave the commit state unknown (503 is "request could have been partially processed").
+// GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
+// repeated POST could apply twice.
+import type { FileIO, FileIOFactory } from "../io/file-io.ts";
+import { localFileIO } from "../io/local-file-io.ts";
+import { parseJson, stringifyJson } from "../spec/json.ts";
+import { tableMetadataFromJson } from "../spec/table-metadata.ts";
+import {
+  CommitConflictError,
+  createTableRequestJson,
+  type TableRequirement,
+  type TableUpdate,
+  tableRequirementToJson,
+  tableUpdateToJson,
+} from "../spec/table-update.ts";
+import { type AuthSession, anonymous, bearerToken } from "./auth.ts";
+import {
+  AlreadyExistsError,
+  type Catalog,
+  CatalogAuthError,
+  CatalogRequestError,
+  CatalogUnreachableError,
+  CommitStateUnknownError,
+  identifierToString,
+  type LoadedTable,
+  NamespaceNotEmptyError,
+  NoSuchNamespaceError,
+  NoSuchTableError,
+  namespaceToString,
+  type TableCreation,
+  type TableIdentifier,
+} from "./catalog.ts";
+import { networkFailure, redactUrl, sleep } from "./http.ts";
+import { OAuth2ClientCredentials } from "./oauth2.ts";
+import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
+
+/** A static bearer token, or OAuth2 client credentials exchanged for tokens. */
+export type RestCredential =
+  | { token: string }
+  | { clientId: string; clientSecret: string; scope?: string; oauth2ServerUri?: string };
+
+/** Polaris needs this scope for a client-credentials token; other servers take what they are given. */
+export const DEFAULT_OAUTH2_SCOPE = "PRINCIPAL_ROLE:ALL";
+
+export interface RestCatalogOptions {
+  /** How floe names the catalog (messages, logs). */
+  name?: string;
+  /** Base URI, without /v1. */
+  uri: string;
+  warehouse?: string;
+  credential?: RestCredential;
+  /** Sent with every request (e.g. X-Iceberg-Access-Delegation). */
+  headers?: Readonly<Record<string, string>>;
+  /** Client catalog properties, between the server's defaults and overrides. */
+  properties?: Readonly<Record<string, string>>;
+  /** Builds each table's FileIO from the merged catalog properties and the table's config. */
+  fileIO?: FileIOFactory;
+  requestTimeoutMs?: number;
+  /** Attempts of an idempotent request on transient failures, and the first backoff. */
+  retry?: { attempts: number; initialDelayMs: number };
+}
+
+/**
+ * The routes the spec says a server offers when /v1/config lists no `endpoints`. The HEAD
+ * routes are not among them, so existence checks then fall back to GET.
+ */
+const defaultEndpoints = new Set([
+  "GET /v1/{prefix}/namespaces",
+  "POST /v1/{prefix}/namespaces",
+  "GET /v1/{prefix}/namespaces/{namespace}",
+  "DELETE /v1/{prefix}/namespaces/{namespace}",
+  "POST /v1/{prefix}/namespaces/{namespace}/properties",
+  "GET /v1/{prefix}/namespaces/{namespace}/tables",
+  "POST /v1/{prefix}/namespaces/{namespace}/tables",
+  "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+  "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+  "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+  "POST /v1/{prefix}/namespaces/{namespace}/register",
+  "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+  "POST /v1/{prefix}/tables/rename",
+  "POST /v1/{prefix}/transactions/commit",
+]);
+const HEAD_NAMESPACE = "HEAD /v1/{prefix}/namespaces/{namespace}";
+const HEAD_TABLE = "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}";
+
+/** What each call needs on Unity Catalog, for the hint of a 403. */
+const unityPrivileges: Record<string, string> = {
+  getConfig: "USE CATALOG",
+  listNamespaces: "USE CATALOG",
+  createNamespace: "USE CATALOG and CREATE SCHEMA",
+  namespaceExists: "USE CATALOG and USE SCHEMA",
+  dropNamespace: "ownership of the schema",
+  listTables: "USE CATALOG and USE SCHEMA",
+  tableExists: "USE CATALOG, USE SCHEMA and SELECT",
+  loadTable: "USE CATALOG, USE SCHEMA, SELECT and EXTERNAL USE SCHEMA",
+  createTable: "USE CATALOG, USE SCHEMA, CREATE TABLE and EXTERNAL USE SCHEMA",
+  dropTable: "ownership of the table",
+  commitTable: "USE CATALOG, USE SCHEMA, MODIFY and EXTERNAL USE SCHEMA",
+};
+
+export function authSessionFor(uri: string, credential: RestCredential | undefined, timeoutMs?: number): AuthSession {
+  if (credential === undefined) return anonymous;
+  if ("token" in credential) return bearerToken(credential.token);
+  return new OAuth2ClientCredentials({
+    tokenUri: resolveEndpoint(uri, credential.oauth2ServerUri ?? "v1/oauth/tokens"),
+    clientId: credential.clientId,
+    clientSecret: credential.clientSecret,
+    scope: credential.scope ?? DEFAULT_OAUTH2_SCOPE,
+    ...(timeoutMs === undefined ? {} : { requestTimeoutMs: timeoutMs }),
+  });
+}
+
+/** An absolute endpoint stays as is; a relative one hangs off the catalog URI. */
+export function resolveEndpoint(uri: string, endpoint: string): string {
+  if (/^https?:\/\//.test(endpoint)) return endpoint;
+  return `${uri.replace(/\/+$/, "")}/${endpoint.replace(/^\/+/, "")}`;
+}
+
+/** Connects: authenticates and reads GET /v1/config. */
+export async function connectRestCatalog(options: RestCatalogOptions): Promise<RestCatalog> {
+  const catalog = new RestCatalog(options, authSessionFor(options.uri, options.credential, options.requestTimeoutMs));
+  await catalog.configure();
+  return catalog;
+}
+
+interface RequestOptions {
+  query?: Record<string, string | undefined>;
+  body?: string;
+  /** A commit: a request broken in flight leaves its outcome unknown. */
+  commit?: boolean;
+}
+
+interface IcebergError {
+  message: string;
+  type: string | undefined;
+}
+
+export class RestCatalog implements Catalog {
+  readonly name: string;
+  readonly #options: RestCatalogOptions;
+  readonly #auth: AuthSession;
+  readonly #base: string;
+  #paths = new RestPaths(undefined);
+  #properties: Record<string, string> = {};
+  #endpoints: ReadonlySet<string> = defaultEndpoints;
+  /** The config of each table's last load, for the FileIO of the metadata a commit returns. */
+  readonly #tableConfig = new Map<string, Record<string, string>>();
+
+  constructor(options: RestCatalogOptions, auth: AuthSession) {
+    this.name = options.name ?? "rest";
+    this.#options = options;
+    this.#auth = auth;
+    if (/^[a-z]+:\/\/[^/]*@/i.test(options.uri)) {
+      // fetch refuses such URLs, quoting them whole, password included.
+      throw new TypeError("the catalog uri carries user:password; give credentials as `credential` instead");
+    }
+    this.#base = options.uri.replace(/\/+$/, "");
+  }
+
+  /** The merged catalog properties (defaults, client, overrides). */
+  get properties(): Readonly<Record<string, string>> {
+    return this.#properties;
+  }
+
+  async configure(): Promise<void> {
+    const call = "getConfig";
+    const response = await this.#send(call, "GET", "v1/config", { query: { warehouse: this.#options.warehouse } });
+    if (!response.ok) {
+      if (response.status === 404 || response.status === 400) {
+        const error = await this.#errorOf(response);
+        throw new CatalogRequestError(
+          call,
+          `${error.message}; check \`warehouse\` (${JSON.stringify(this.#options.warehouse ?? "")}; on Unity: the catalog name)`,
+          response.status,
+        );
+      }
+      throw await this.#failure(call, response);
+    }
+    const config = (await this.#json(call, response)) as {
+      defaults?: Record<string, string>;
+      overrides?: Record<string, string>;
+      endpoints?: string[];
+    };
+    const client = {
+      ...this.#options.properties,
+      ...(this.#options.warehouse === undefined ? {} : { warehouse: this.#options.warehouse }),
+    };
+    this.#properties = { ...config.defaults, ...client, ...config.overrides };
+    this.#paths = new RestPaths(
+      this.#properties.prefix,
+      this.#properties["namespace-separator"] ?? DEFAULT_NAMESPACE_SEPARATOR,
+    );
+    if (Array.isArray(config.endpoints)) this.#endpoints = new Set(config.endpoints);
+  }
+
+  async listNamespaces(parent?: readonly string[]): Promise<string[][]> {
+    const call = parent?.length ? `listNamespaces ${namespaceToString(parent)}` : "listNamespaces";
+    const pages = await this.#pages(call, this.#paths.namespaces(), "namespaces", {
+      parent: parent?.length ? this.#paths.parentParam(parent) : undefined,
+    });
+    return pages as string[][];
+  }
+
+  async createNamespace(
+    namespace: readonly string[],
+    properties: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const call = `createNamespace ${namespaceToString(namespace)}`;
+    const response = await this.#send(call, "POST", this.#paths.namespaces(), {
+      body: JSON.stringify({ namespace, properties }),
+    });
+    if (response.status === 409) throw new AlreadyExistsError(call, (await this.#errorOf(response)).message);
+    if (!response.ok) throw await this.#failure(call, response);
+    await response.body?.cancel();
+  }
+
+  async namespaceExists(namespace: readonly string[]): Promise<boolean> {
+    const call = `namespaceExists ${namespaceToString(namespace)}`;
+    const method = this.#endpoints.has(HEAD_NAMESPACE) ? "HEAD" : "GET";
+    const response = await this.#send(call, method, this.#paths.namespace(namespace));
+    await response.body?.cancel();
+    if (response.status === 404) return false;
+    if (!response.ok) throw await this.#failure(call, response);
+    return true;
+  }
+
+  async dropNamespace(namespace: readonly string[]): Promise<void> {
+    const call = `dropNamespace ${namespaceToString(namespace)}`;
+    const response = await this.#send(call, "DELETE", this.#paths.namespace(namespace));
+    if (response.ok) {
+      await response.body?.cancel();
+      return;
+    }
+    const error = await this.#errorOf(response);
+    // Java answers 409; older servers 400 with NamespaceNotEmptyException.
+    if (response.status === 409 || error.type === "NamespaceNotEmptyException") {
+      throw new NamespaceNotEmptyError(call, error.message);
+    }
+    if (response.status === 404) throw new NoSuchNamespaceError(call, error.message);
+    throw this.#failureOf(call, response, error);
+  }
+
+  async listTables(namespace: readonly string[]): Promise<TableIdentifier[]> {
+    const call = `listTables ${namespaceToString(namespace)}`;
+    const identifiers = (await this.#pages(call, this.#paths.tables(namespace), "identifiers", {})) as {
+      namespace: string[];
+      name: string;
+    }[];
+    return identifiers.map((i) => ({ namespace: i.namespace, name: i.name }));
+  }
+
+  async tableExists(identifier: TableIdentifier): Promise<boolean> {
+    const call = `tableExists ${identifierToString(identifier)}`;
+    const method = this.#endpoints.has(HEAD_TABLE) ? "HEAD" : "GET";
+    const response = await this.#send(call, method, this.#paths.table(identifier));
+    await response.body?.cancel();
+    if (response.status === 404) return false;
+    if (!response.ok) throw await this.#failure(call, response);
+    return true;
+  }
+
+  async loadTable(identifier: TableIdentifier): Promise<LoadedTable> {
+    const call = `loadTable ${identifierToString(identifier)}`;
+    const response = await this.#send(call, "GET", this.#paths.table(identifier));
+    if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
+    return this.#loadResult(call, identifier, await this.#json(call, response));
+  }
+
+  async createTable(identifier: TableIdentifier, table: TableCreation): Promise<LoadedTable> {
+    const call = `createTable ${identifierToString(identifier)}`;
+    const response = await this.#send(call, "POST", this.#paths.tables(identifier.namespace), {
+      body: createTableRequestJson(identifier.name, table),
+    });
+    if (response.status === 409) throw new AlreadyExistsError(call, (await this.#errorOf(response)).message);
+    if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
+    return this.#loadResult(call, identifier, await this.#json(call, response));
+  }
+
+  async dropTable(identifier: TableIdentifier, options: { purge?: boolean } = {}): Promise<void> {
+    const call = `dropTable ${identifierToString(identifier)}`;
+    const response = await this.#send(call, "DELETE", this.#paths.table(identifier), {
+      query: { purgeRequested: String(options.purge ?? false) },
+    });
+    if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
+    await response.body?.cancel();
+    this.#tableConfig.delete(identifierToString(identifier));
+  }
+
+  async commitTable(
+    identifier: TableIdentifier,
+    requirements: readonly TableRequirement[],
+    updates: readonly TableUpdate[],
+  ): Promise<LoadedTable> {
+    const call = `commitTable ${identifierToString(identifier)}`;
+    const body = stringifyJson({
+      identifier: { namespace: identifier.namespace, name: identifier.name },
+      requirements: requirements.map(tableRequirementToJson),
+      updates: updates.map(tableUpdateToJson),
+    });
+    const response = await this.#send(call, "POST", this.#paths.table(identifier), { body, commit: true });
+    if (!response.ok) {
+      const error = await this.#errorOf(response);
+      switch (response.status) {
+        case 409:
+          throw new CommitConflictError(`${call}: ${error.message}`);
+        case 500:
+        case 502:
+        case 503:
+        case 504:
+          throw new CommitStateUnknownError(call, `HTTP ${response.status}: ${error.message}`);
+        case 404:
+          throw new NoSuchTableError(call, error.message);
+        default:
+          throw this.#failureOf(call, response, error);
+      }
+    }
+    // CommitTableResponse has no config: the table keeps the config of its last load.
+    const result = (await this.#json(call, response)) as Record<string, unknown>;
+    return this.#loadResult(call, identifier, {
+      ...result,
+      config: this.#tableConfig.get(identifierToString(identifier)) ?? {},
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  #loadResult(call: string, identifier: TableIdentifier, json: unknown): LoadedTable {
+    const result = json as {
+      metadata?: unknown;
+      "metadata-location"?: unknown;
+      config?: Record<string, string>;
+      "storage-credentials"?: { prefix: string; config: Record<string, string> }[];
+    };
+    if (typeof result.metadata !== "object" || result.metadata === null) {
+      throw new CatalogRequestError(call, "the response carries no table metadata");
+    }
+    const metadata = tableMetadataFromJson(result.metadata);
+    const config = result.config ?? {};
+    this.#tableConfig.set(identifierToString(identifier), config);
+    return {
+      identifier,
+      metadata,
+      metadataLocation: String(result["metadata-location"] ?? ""),
+      io: this.#fileIO(metadata.location, config, result["storage-credentials"] ?? []),
+    };
+  }
+
+  /**
+   * Table config overrides catalog properties; the storage credential whose prefix is the
+   * longest match of the table location overrides both (spec: check storage-credentials first).
+   */
+  #fileIO(
+    location: string,
+    config: Record<string, string>,
+    credentials: readonly { prefix: string; config: Record<string, string> }[],
+  ): FileIO {
+    const credential = credentials
+      .filter((c) => location.startsWith(c.prefix))
+      .sort((a, b) => b.prefix.length - a.prefix.length)[0];
+    const factory = this.#options.fileIO ?? localFileIO;
+    return factory(location, { ...this.#properties, ...config, ...credential?.config });
+  }
+
+  /** Follows next-page-token until the listing ends. */
+  async #pages(
+    call: string,
+    path: string,
+    key: "namespaces" | "identifiers",
+    query: Record<string, string | undefined>,
+  ): Promise<unknown[]> {
+    const items: unknown[] = [];
+    let pageToken: string | undefined;
+    do {
+      const response = await this.#send(call, "GET", path, { query: { ...query, pageToken } });
+      if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
+      const page = (await this.#json(call, response)) as Record<string, unknown>;
+      items.push(...((page[key] ?? []) as unknown[]));
+      const next = page["next-page-token"];
+      pageToken = typeof next === "string" && next !== "" ? next : undefined;
+    } while (pageToken !== undefined);
+    return items;
+  }
+
+  /**
+   * Sends one request. Renews the token once on 401/419. Retries GET and HEAD on network
+   * failures and 502/503/504 with exponential backoff. A network failure becomes
+   * CatalogUnreachableError, except a POST that broke after it was sent: a commit then has
+   * an unknown outcome.
+   */
+  async #send(call: string, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const url = new URL(`${this.#base}/${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, value);
+    }
+    const idempotent = method === "GET" || method === "HEAD";
+    const { attempts, initialDelayMs } = this.#options.retry ?? { attempts: 3, initialDelayMs: 200 };
+    let renewed = false;
+    for (let attempt = 1; ; attempt++) {
+      const headers: Record<string, string> = { ...this.#options.headers, accept: "application/json" };
+      if (options.body !== undefined) headers["content-type"] = "application/json";
+      const authorization = await this.#auth.authorization(call);
+      if (authorization !== undefined) headers.authorization = authorization;
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers,
+          ...(options.body === undefined ? {} : { body: options.body }),
+          signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 120_000),
+        });
+      } catch (error) {
+        const failure = networkFailure(error);
+        if (!failure) throw error;
+        if (idempotent && attempt < attempts) {
+          await sleep(initialDelayMs * 4 ** (attempt - 1));
+          continue;
+        }
+        const where = redactUrl(url.toString());
+        if (!failure.beforeRequest && options.commit) {
+          throw new CommitStateUnknownError(call, `the connection to ${where} broke mid-request (${failure.code})`, {
+            cause: error,
+          });
+        }
+        throw new CatalogUnreachableError(
+          call,
+          failure.beforeRequest
+            ? `cannot reach the catalog at ${where} (${failure.code}); check \`uri\``
+            : `the connection to ${where} broke mid-request (${failure.code})${idempotent ? "" : "; the request may have been applied"}`,
+          { cause: error },
+        );
+      }
+      if ((response.status === 401 || response.status === 419) && !renewed && this.#auth.renew()) {
+        renewed = true;
+        await response.body?.cancel();
+        continue;
+      }
+      if (idempotent && attempt < attempts && [502, 503, 504].includes(response.status)) {
+        await response.body?.cancel();
+        await sleep(initialDelayMs * 4 ** (attempt - 1));
+        continue;
+      }
+      return response;
+    }
+  }
+
+  async #json(call: string, response: Response): Promise<unknown> {
+    const text = await response.text();
+    try {
+      return parseJson(text);
+    } catch {
+      throw new CatalogRequestError(call, `the catalog answered ${response.url} with something other than JSON`);
+    }
+  }
+
+  /** The IcebergErrorResponse's message and type, or the start of whatever body came back. */
+  async #errorOf(response: Response): Promise<IcebergError> {
+    const text = this.#auth.redact(await response.text());
+    try {
+      const error = (JSON.parse(text) as { error?: { message?: unknown; type?: unknown } }).error;
+      if (error && typeof error.message === "string") {
+        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined };
+      }
+    } catch {
+      // A proxy's HTML or plain-text page: quote its start.
+    }
+    return { message: text.trim().slice(0, 300) || response.statusText || "no detail", type: undefined };
+  }
+
+  async #failure(
+    call: string,
+    response: Response,
+    mapping: { notFound?: typeof NoSuchTableError | typeof NoSuchNamespaceError } = {},
+  ): Promise<Error> {
+    return this.#failureOf(call, response, await this.#errorOf(response), mapping);
+  }
+
+  #failureOf(
+    call: string,
+    response: Response,
+    error: IcebergError,
+    mapping: { notFound?: typeof NoSuchTableError | typeof NoSuchNamespaceError } = {},
+  ): Error {
+    const where = redactUrl(response.url);
+    switch (response.status) {
+      case 401:
+      case 419:
+        return new CatalogAuthError(
+          call,
+          response.status,
+          `the catalog at ${where} rejected the credentials (HTTP ${response.status}: ${error.message}); ` +
+            "check the token, or the OAuth2 client id, secret and scope",
+        );
+      case 403: {
+        const operation = call.split(" ")[0] ?? call;
+        const unity = unityPrivileges[operation];
+        return new CatalogAuthError(
+          call,
+          403,
+          `the catalog at ${where} denied it (HTTP 403: ${error.message}); check the principal's privileges` +
+            (unity ? ` (on Unity Catalog: ${unity})` : ""),
+        );
+      }
+      case 404:
+        if (error.type === "NoSuchNamespaceException") return new NoSuchNamespaceError(call, error.message);
+        if (error.type === "NoSuchTableException") return new NoSuchTableError(call, error.message);
+        if (mapping.notFound) return new mapping.notFound(call, error.message);
+        return new CatalogRequestError(call, `${error.message} (${where})`, 404);
+      default:
+        return new CatalogRequestError(call, error.message, response.status);
+    }
+  }
+}
