@@ -1,0 +1,38 @@
+// FastAppend (Java's FastAppend, spec operation "append"): new data files go into one new
+// manifest; the parent's manifests are kept as they are, never rewritten or merged.
+import type { NewManifestFile } from "../avro/manifest-writer.ts";
+import { type DataFile, ManifestContent } from "../spec/manifest.ts";
+import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
+import type { TableMetadata } from "../spec/table-metadata.ts";
+import { readManifestList, writeManifestFile } from "./manifests.ts";
+import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
+import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
+
+export class FastAppend extends SnapshotProducer {
+  protected readonly operation: SnapshotOperation = "append";
+  private readonly files: DataFile[] = [];
+  private manifest: Promise<NewManifestFile> | undefined;
+
+  appendFile(...files: DataFile[]): this {
+    if (this.manifest) throw new Error(`${this.table.name}: files appended after the commit started`);
+    this.files.push(...files);
+    return this;
+  }
+
+  protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
+    const summary = new SnapshotSummaryBuilder();
+    const kept = parent ? await readManifestList(this.table, parent) : [];
+    if (this.files.length === 0) return { manifests: kept, summary };
+    // Written once: its ADDED entries inherit the sequence number, so retries reuse it.
+    this.manifest ??= writeManifestFile(
+      this.table,
+      base,
+      { content: ManifestContent.DATA, snapshotId: this.snapshotId },
+      (writer) => {
+        for (const file of this.files) writer.add(file);
+      },
+    );
+    for (const file of this.files) summary.addedFile(file);
+    return { manifests: [await this.manifest, ...kept], summary };
+  }
+}

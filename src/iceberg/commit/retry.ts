@@ -1,0 +1,68 @@
+// Optimistic commits with retries (spec "Commit Conflict Resolution and Retry"). Each attempt
+// rebuilds its requirements and updates from the table as it is now; a 409 refreshes and tries
+// again with backoff; a 5xx means the outcome is unknown, so the table is refreshed and the
+// next attempt's build step decides whether the change already landed.
+// Backoff follows Java's commit.retry.* table properties; floe tries more often by default,
+// because a sync racing a compaction job should win eventually rather than fail the run.
+import { CommitStateUnknownError } from "../catalog/catalog.ts";
+import type { TableMetadata } from "../spec/table-metadata.ts";
+import { CommitConflictError, type TableRequirement, type TableUpdate } from "../spec/table-update.ts";
+import type { Table } from "../table.ts";
+
+export interface RetryPolicy {
+  attempts: number;
+  minWaitMs: number;
+  maxWaitMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { attempts: 10, minWaitMs: 100, maxWaitMs: 10_000 };
+
+export function retryPolicyFromProperties(properties: Readonly<Record<string, string>>): RetryPolicy {
+  const num = (key: string, fallback: number) => {
+    const value = Number(properties[key]);
+    return properties[key] !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
+  };
+  return {
+    attempts: num("commit.retry.num-retries", defaultRetryPolicy.attempts - 1) + 1,
+    minWaitMs: num("commit.retry.min-wait-ms", defaultRetryPolicy.minWaitMs),
+    maxWaitMs: num("commit.retry.max-wait-ms", defaultRetryPolicy.maxWaitMs),
+  };
+}
+
+export function backoffMs(policy: RetryPolicy, attempt: number): number {
+  const ceiling = Math.min(policy.maxWaitMs, policy.minWaitMs * 2 ** attempt);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+export interface CommitRequest {
+  requirements: TableRequirement[];
+  updates: TableUpdate[];
+}
+
+/**
+ * Runs `build` against the current table and commits what it returns, retrying conflicts.
+ * `build` returns undefined when there is nothing (left) to commit: the change already landed.
+ */
+export async function commitWithRetries(
+  table: Table,
+  build: (base: TableMetadata, attempt: number) => Promise<CommitRequest | undefined>,
+): Promise<void> {
+  const policy = retryPolicyFromProperties(table.metadata.properties);
+  for (let attempt = 0; ; attempt++) {
+    const request = await build(table.metadata, attempt);
+    if (!request) return;
+    try {
+      await table.commit(request.requirements, request.updates);
+      return;
+    } catch (error) {
+      if (!(error instanceof CommitConflictError || error instanceof CommitStateUnknownError)) throw error;
+      if (attempt + 1 >= policy.attempts) {
+        throw new CommitConflictError(
+          `${table.name}: gave up after ${policy.attempts} commit attempts; last error: ${error.message}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(policy, attempt)));
+      await table.refresh();
+    }
+  }
+}

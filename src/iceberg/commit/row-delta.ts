@@ -1,0 +1,201 @@
+// RowDelta (Java's BaseRowDelta; spec "Deletion Vectors", "Row-level Deletes"): adds data
+// files and deletes rows of existing data files with v3 deletion vectors, in one snapshot.
+// Spec rules it enforces: at most one DV per data file per snapshot, so a file's new DV holds
+// the positions of its previous DV too, and the previous DV's manifest entry is marked DELETED
+// in the same commit (its manifest is rewritten with the other entries EXISTING). A concurrent
+// commit that removed the data file or gave it another DV is a real conflict (ValidationError):
+// the caller's positions may no longer be right.
+import type { NewManifestFile } from "../avro/manifest-writer.ts";
+import { newDataFileLocation } from "../locations.ts";
+import { readDeletionVector, writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
+import { RoaringPositionBitmap } from "../puffin/roaring64.ts";
+import { type FileSnapshot, type LiveFile, planFiles } from "../scan/plan-files.ts";
+import {
+  type DataFile,
+  type DeletionVectorFile,
+  EntryStatus,
+  FileContent,
+  ManifestContent,
+  type ManifestFile,
+} from "../spec/manifest.ts";
+import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
+import type { TableMetadata } from "../spec/table-metadata.ts";
+import { readManifestEntries, writeManifestFile } from "./manifests.ts";
+import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
+import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
+import { ValidationError } from "./validation-error.ts";
+
+interface WrittenDeletes {
+  dvs: { file: DeletionVectorFile; specId: number }[];
+  replaced: LiveFile<DeletionVectorFile>[];
+}
+
+export class RowDelta extends SnapshotProducer {
+  private readonly dataFiles: DataFile[] = [];
+  private readonly deletes = new Map<string, RoaringPositionBitmap>();
+  /** The DV each target data file had when this operation first looked: a later change is a conflict. */
+  private startingDVs: Map<string, string | undefined> | undefined;
+  private written: Promise<{ data?: NewManifestFile; deletes: NewManifestFile[]; dv: WrittenDeletes }> | undefined;
+
+  protected get operation(): SnapshotOperation {
+    if (this.deletes.size === 0) return "append";
+    return this.dataFiles.length === 0 ? "delete" : "overwrite";
+  }
+
+  addRows(...files: DataFile[]): this {
+    this.assertNotStarted();
+    this.dataFiles.push(...files);
+    return this;
+  }
+
+  /** Deletes rows of a live data file by position (0-based row index in the file). */
+  deleteRows(dataFilePath: string, positions: ArrayLike<number> | BigInt64Array | BigUint64Array): this {
+    this.assertNotStarted();
+    let bitmap = this.deletes.get(dataFilePath);
+    if (!bitmap) {
+      bitmap = new RoaringPositionBitmap();
+      this.deletes.set(dataFilePath, bitmap);
+    }
+    bitmap.addAll(positions);
+    return this;
+  }
+
+  protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
+    const plan = await planFiles(this.table, parent);
+    this.validate(plan);
+    this.written ??= this.writeFiles(base, plan);
+    const written = await this.written;
+
+    const summary = new SnapshotSummaryBuilder();
+    for (const file of this.dataFiles) summary.addedFile(file);
+    for (const { file } of written.dv.dvs) summary.addedFile(file);
+    for (const { entry } of written.dv.replaced) summary.removedFile(entry.file);
+
+    const rewritten = await this.removeReplacedDVs(base, written.dv.replaced);
+    const rewrittenPaths = new Set(written.dv.replaced.map((r) => r.manifest.manifestPath));
+    const kept = plan.manifests.filter((m) => !rewrittenPaths.has(m.manifestPath));
+    const added = [written.data, ...written.deletes].filter((m) => m !== undefined);
+    return {
+      manifests: [...added, ...rewritten, ...kept],
+      summary,
+    };
+  }
+
+  private validate(plan: FileSnapshot): void {
+    const first = this.startingDVs === undefined;
+    this.startingDVs ??= new Map();
+    for (const path of this.deletes.keys()) {
+      if (!plan.dataFiles.has(path)) {
+        throw new ValidationError(
+          `${this.table.name}: cannot delete rows of ${path}: it is not a live data file (removed or rewritten by another commit)`,
+        );
+      }
+      const dv = plan.deletionVectors.get(path);
+      const identity = dv && dvIdentity(dv.entry.file);
+      if (first) this.startingDVs.set(path, identity);
+      else if (this.startingDVs.get(path) !== identity) {
+        throw new ValidationError(`${this.table.name}: another commit added a deletion vector for ${path} meanwhile`);
+      }
+    }
+  }
+
+  private async writeFiles(base: TableMetadata, plan: FileSnapshot) {
+    const dv = await this.writeDeletionVectors(base, plan);
+    const data =
+      this.dataFiles.length === 0
+        ? undefined
+        : await writeManifestFile(
+            this.table,
+            base,
+            { content: ManifestContent.DATA, snapshotId: this.snapshotId },
+            (writer) => {
+              for (const file of this.dataFiles) writer.add(file);
+            },
+          );
+    // Spec: a manifest holds files of one partition spec, the one of the data files they delete from.
+    const bySpec = Map.groupBy(dv.dvs, (d) => d.specId);
+    const deletes = await Promise.all(
+      [...bySpec].map(([specId, dvs]) =>
+        writeManifestFile(
+          this.table,
+          base,
+          { content: ManifestContent.DELETES, snapshotId: this.snapshotId, specId },
+          (writer) => {
+            for (const { file } of dvs) writer.add(file);
+          },
+        ),
+      ),
+    );
+    return { data, deletes, dv };
+  }
+
+  private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletes> {
+    if (this.deletes.size === 0) return { dvs: [], replaced: [] };
+    const replaced: LiveFile<DeletionVectorFile>[] = [];
+    const inputs = [];
+    for (const [path, positions] of this.deletes) {
+      const previous = plan.deletionVectors.get(path);
+      if (previous) {
+        const { contentOffset, contentSizeInBytes, recordCount, filePath } = previous.entry.file;
+        const blob = await this.table.io.readRange(filePath, Number(contentOffset), Number(contentSizeInBytes));
+        positions.union(readDeletionVector(blob, { offset: 0, length: blob.length, cardinality: Number(recordCount) }));
+        replaced.push(previous);
+      }
+      inputs.push({ referencedDataFile: path, positions });
+    }
+    const { bytes, deletionVectors } = writeDeletionVectorFile(inputs);
+    const location = newDataFileLocation(base, "puffin");
+    await this.table.io.write(location, bytes);
+    const dvs = deletionVectors.map((blob) => {
+      const target = plan.dataFiles.get(blob.referencedDataFile)!;
+      const file: DeletionVectorFile = {
+        content: FileContent.POSITION_DELETES,
+        fileFormat: "PUFFIN",
+        filePath: location,
+        partition: target.entry.file.partition,
+        recordCount: BigInt(blob.cardinality),
+        fileSizeInBytes: BigInt(bytes.length),
+        referencedDataFile: blob.referencedDataFile,
+        contentOffset: BigInt(blob.offset),
+        contentSizeInBytes: BigInt(blob.length),
+      };
+      return { file, specId: target.manifest.partitionSpecId };
+    });
+    return { dvs, replaced };
+  }
+
+  /** Rewrites each manifest holding a replaced DV: that entry DELETED, the others EXISTING. */
+  private async removeReplacedDVs(
+    base: TableMetadata,
+    replaced: LiveFile<DeletionVectorFile>[],
+  ): Promise<NewManifestFile[]> {
+    const byManifest = Map.groupBy(replaced, (r) => r.manifest.manifestPath);
+    return Promise.all(
+      [...byManifest.values()].map(async (group) => {
+        const manifest = group[0]!.manifest;
+        const gone = new Set(group.map((r) => dvIdentity(r.entry.file)));
+        const entries = await readManifestEntries(this.table, manifest);
+        return writeManifestFile(
+          this.table,
+          base,
+          { content: ManifestContent.DELETES, snapshotId: this.snapshotId, specId: manifest.partitionSpecId },
+          (writer) => {
+            for (const entry of entries) {
+              if (gone.has(dvIdentity(entry.file as DeletionVectorFile))) writer.delete(entry);
+              else writer.existing(entry);
+            }
+          },
+        );
+      }),
+    );
+  }
+
+  private assertNotStarted(): void {
+    if (this.written) throw new Error(`${this.table.name}: row delta changed after its commit started`);
+  }
+}
+
+/** A DV is one blob of a Puffin file: the file and the blob's offset name it. */
+function dvIdentity(file: DeletionVectorFile): string {
+  return `${file.filePath}#${file.contentOffset}`;
+}

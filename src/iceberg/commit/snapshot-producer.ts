@@ -1,0 +1,106 @@
+// The one way a snapshot is committed (spec "Snapshots"): per attempt, the operation builds
+// its manifests over the refreshed parent, a manifest list is written with v3 row lineage
+// (first_row_id from the table's next-row-id), and the catalog is asked to move `main` from
+// that parent to the new snapshot. The snapshot id stays the same across attempts, so after
+// an unknown outcome (5xx) finding it in the refreshed table means the commit landed.
+import type { NewManifestFile } from "../avro/manifest-writer.ts";
+import type { ManifestFile } from "../spec/manifest.ts";
+import { MAIN_BRANCH, newSnapshotId, type Snapshot, type SnapshotOperation } from "../spec/snapshot.ts";
+import { currentSnapshot, snapshotById, type TableMetadata } from "../spec/table-metadata.ts";
+import type { Table } from "../table.ts";
+import { writeManifestListFile } from "./manifests.ts";
+import { commitWithRetries } from "./retry.ts";
+import type { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
+import type { SchemaChange } from "./update-schema.ts";
+
+/** What one attempt contributes to the new snapshot. */
+export interface SnapshotChanges {
+  /** Every manifest of the new snapshot: the new ones and those kept from the parent. */
+  manifests: (ManifestFile | NewManifestFile)[];
+  summary: SnapshotSummaryBuilder;
+}
+
+export abstract class SnapshotProducer {
+  readonly snapshotId: bigint = newSnapshotId();
+  private readonly summaryProperties = new Map<string, string>();
+  private schemaChange: SchemaChange | undefined;
+
+  protected readonly table: Table;
+
+  constructor(table: Table) {
+    this.table = table;
+  }
+
+  protected abstract readonly operation: SnapshotOperation;
+
+  /**
+   * Builds the snapshot's manifests over `base`; called once per attempt. Throws
+   * ValidationError when a concurrent commit invalidated the change.
+   */
+  protected abstract apply(
+    base: TableMetadata,
+    parent: Snapshot | undefined,
+    sequenceNumber: bigint,
+  ): Promise<SnapshotChanges>;
+
+  /** Adds a property to the snapshot summary (e.g. the source offsets this commit absorbs). */
+  set(key: string, value: string): this {
+    this.summaryProperties.set(key, value);
+    return this;
+  }
+
+  /** Commits a schema change in the same catalog commit as the data, atomically. */
+  withSchemaChange(change: SchemaChange): this {
+    this.schemaChange = change;
+    return this;
+  }
+
+  async commit(): Promise<Snapshot> {
+    await commitWithRetries(this.table, async (base, attempt) => {
+      if (snapshotById(base, this.snapshotId)) return undefined;
+      const parent = currentSnapshot(base);
+      const schema = this.schemaChange?.updatesFor(base) ?? {
+        updates: [],
+        requirements: [],
+        schemaId: base.currentSchemaId,
+      };
+      const sequenceNumber = base.lastSequenceNumber + 1n;
+      const changes = await this.apply(base, parent, sequenceNumber);
+      const { location, addedRows } = await writeManifestListFile(this.table, {
+        snapshotId: this.snapshotId,
+        parentSnapshotId: parent?.snapshotId,
+        sequenceNumber,
+        firstRowId: base.nextRowId,
+        attempt,
+        manifests: changes.manifests,
+      });
+      for (const [key, value] of this.summaryProperties) changes.summary.set(key, value);
+      const snapshot: Snapshot = {
+        snapshotId: this.snapshotId,
+        ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),
+        sequenceNumber,
+        timestampMs: BigInt(Date.now()),
+        manifestList: location,
+        summary: changes.summary.build(this.operation, parent),
+        schemaId: schema.schemaId,
+        firstRowId: base.nextRowId,
+        addedRows,
+      };
+      return {
+        requirements: [
+          { type: "assert-table-uuid", uuid: base.tableUuid },
+          { type: "assert-ref-snapshot-id", ref: MAIN_BRANCH, snapshotId: parent?.snapshotId ?? null },
+          ...schema.requirements,
+        ],
+        updates: [
+          ...schema.updates,
+          { action: "add-snapshot", snapshot },
+          { action: "set-snapshot-ref", refName: MAIN_BRANCH, snapshotId: this.snapshotId, type: "branch" },
+        ],
+      };
+    });
+    const landed = snapshotById(this.table.metadata, this.snapshotId);
+    if (!landed) throw new Error(`${this.table.name}: snapshot ${this.snapshotId} is missing after its commit`);
+    return landed;
+  }
+}

@@ -1,0 +1,44 @@
+// Rows -> data files of a table: Parquet files written under the table's data location with
+// the current schema's field ids and the table's write properties, described as DataFile
+// entries ready for FastAppend or RowDelta. Writes are unpartitioned for now, so only a table
+// whose default spec is unpartitioned is accepted.
+import type * as arrow from "apache-arrow";
+import { newDataFileLocation } from "./locations.ts";
+import { type ParquetCodec, writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
+import { type DataFile, FileContent } from "./spec/manifest.ts";
+import { currentSchema, defaultSpec } from "./spec/table-metadata.ts";
+import type { Table } from "./table.ts";
+
+export async function writeDataFiles(
+  table: Table,
+  rows: arrow.Table,
+  options: { targetFileSizeBytes?: number } = {},
+): Promise<DataFile[]> {
+  const { metadata } = table;
+  if (defaultSpec(metadata).fields.length > 0) {
+    throw new Error(`${table.name}: writing to a partitioned table is not supported yet`);
+  }
+  const properties = metadata.properties;
+  const target = options.targetFileSizeBytes ?? Number(properties["write.target-file-size-bytes"] ?? Number.NaN);
+  const written = writeParquetFiles(rows, currentSchema(metadata), {
+    codec: (properties["write.parquet.compression-codec"] as ParquetCodec | undefined) ?? "zstd",
+    ...(Number.isFinite(target) && target > 0 ? { targetFileSizeBytes: target } : {}),
+    properties,
+  });
+  return Promise.all(
+    written.map(async (file): Promise<DataFile> => {
+      const location = newDataFileLocation(metadata, "parquet");
+      await table.io.write(location, file.bytes);
+      return {
+        content: FileContent.DATA,
+        filePath: location,
+        fileFormat: "PARQUET",
+        partition: new Map(),
+        recordCount: file.recordCount,
+        fileSizeInBytes: BigInt(file.bytes.length),
+        splitOffsets: file.splitOffsets,
+        ...file.stats,
+      };
+    }),
+  );
+}

@@ -1,0 +1,73 @@
+// A table handle: the catalog it lives in, its current metadata, and the operations that
+// change it, each one Iceberg commit (PyIceberg's Table, iceberg-rust's Transaction actions).
+import type { Catalog, LoadedTable, TableIdentifier } from "./catalog/catalog.ts";
+import { FastAppend } from "./commit/fast-append.ts";
+import { RowDelta } from "./commit/row-delta.ts";
+import { commitProperties } from "./commit/update-properties.ts";
+import { commitSchemaChange, SchemaChange } from "./commit/update-schema.ts";
+import type { FileIO } from "./io/file-io.ts";
+import type { TableMetadata } from "./spec/table-metadata.ts";
+import type { TableRequirement, TableUpdate } from "./spec/table-update.ts";
+
+export class Table {
+  private readonly catalog: Catalog;
+  private loaded: LoadedTable;
+
+  constructor(catalog: Catalog, loaded: LoadedTable) {
+    this.catalog = catalog;
+    this.loaded = loaded;
+  }
+
+  static async load(catalog: Catalog, identifier: TableIdentifier): Promise<Table> {
+    return new Table(catalog, await catalog.loadTable(identifier));
+  }
+
+  get identifier(): TableIdentifier {
+    return this.loaded.identifier;
+  }
+
+  /** `namespace.table`, for messages. */
+  get name(): string {
+    return [...this.loaded.identifier.namespace, this.loaded.identifier.name].join(".");
+  }
+
+  get metadata(): TableMetadata {
+    return this.loaded.metadata;
+  }
+
+  get metadataLocation(): string {
+    return this.loaded.metadataLocation;
+  }
+
+  get io(): FileIO {
+    return this.loaded.io;
+  }
+
+  async refresh(): Promise<this> {
+    this.loaded = await this.catalog.loadTable(this.loaded.identifier);
+    return this;
+  }
+
+  /** Sends one commit to the catalog; operations call this, with retries, through commit/retry.ts. */
+  async commit(requirements: TableRequirement[], updates: TableUpdate[]): Promise<void> {
+    this.loaded = await this.catalog.commitTable(this.loaded.identifier, requirements, updates);
+  }
+
+  newFastAppend(): FastAppend {
+    return new FastAppend(this);
+  }
+
+  newRowDelta(): RowDelta {
+    return new RowDelta(this);
+  }
+
+  async updateSchema(change: (schema: SchemaChange) => void): Promise<void> {
+    const schemaChange = new SchemaChange();
+    change(schemaChange);
+    await commitSchemaChange(this, schemaChange);
+  }
+
+  async setProperties(updates: Record<string, string>, removals: string[] = []): Promise<void> {
+    await commitProperties(this, updates, removals);
+  }
+}
