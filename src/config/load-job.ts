@@ -1,0 +1,183 @@
+// Loading a job file: YAML -> ${ENV} interpolation -> zod validation -> target engine check ->
+// paths resolved against the job file's folder. Every problem found is reported at once, each
+// with its YAML path and line (`job.yaml:14:5: streams.orders.dedup_keys: required when mode
+// is upsert`), in one ConfigError.
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import type { z } from "zod";
+import { ConfigError, type ConfigIssue, type ConfigPath } from "./config-error.ts";
+import { interpolateEnv } from "./env-interpolation.ts";
+import type { CatalogSettings, JobConfig, KafkaSecurity, TlsSettings } from "./job-config.ts";
+import { jobFileSchema } from "./job-schema.ts";
+import { engineConflicts } from "./target-engines.ts";
+
+export interface LoadJobOptions {
+  /** Variables for ${...}; default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export async function loadJob(file: string, options: LoadJobOptions = {}): Promise<JobConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(file, [{ path: [], message: `cannot read the job file: ${(error as Error).message}` }]);
+  }
+  return parseJob(text, file, options);
+}
+
+/** Parses job file text; `file` names it in messages, and relative paths are resolved against its folder. */
+export function parseJob(text: string, file: string, options: LoadJobOptions = {}): JobConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => {
+        const { line, col } = lines.linePos(e.pos[0]);
+        return { path: [], message: e.message, line, column: col };
+      }),
+    );
+  }
+  // In the order of the file, so that the list reads top to bottom.
+  const located = (issues: readonly Omit<ConfigIssue, "line" | "column">[]): ConfigIssue[] =>
+    issues
+      .map((issue) => ({ ...issue, ...locate(doc.contents, lines, issue.path) }))
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+
+  const data: unknown = doc.toJS();
+  if (data === null || data === undefined)
+    throw new ConfigError(file, [{ path: [], message: "the job file is empty" }]);
+  const interpolated = interpolateEnv(data, options.env ?? process.env);
+  if (interpolated.issues.length > 0) throw new ConfigError(file, located(interpolated.issues));
+
+  const parsed = jobFileSchema.safeParse(interpolated.value, { reportInput: true });
+  if (!parsed.success) throw new ConfigError(file, located(parsed.error.issues.flatMap((i) => describeIssue(i, []))));
+  const job = parsed.data;
+
+  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
+  // default_stream only applies to topics a pattern selects.
+  if (job.kafka.topicPattern !== undefined && job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
+  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
+  if (conflicts.length > 0) {
+    throw new ConfigError(
+      file,
+      located(
+        conflicts.map((c) => ({ path: ["destination", "iceberg", "target_engines", c.index], message: c.message })),
+      ),
+    );
+  }
+  return withResolvedPaths(job, dirname(file));
+}
+
+type ZodIssue = z.core.$ZodIssue;
+
+/** A zod issue in the words of the job file; a union's issues come from the branch the value was meant for. */
+function describeIssue(issue: ZodIssue, prefix: ConfigPath): { path: ConfigPath; message: string }[] {
+  const path = [...prefix, ...(issue.path as (string | number)[])];
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return [{ path, message: "required" }];
+      return [{ path, message: `expected ${expectedName(issue.expected)}, got ${jsonTypeOf(issue.input)}` }];
+    case "unrecognized_keys":
+      return issue.keys.map((key) => ({ path: [...path, key], message: "unknown key" }));
+    case "invalid_value":
+      if (issue.input === undefined) return [{ path, message: "required" }];
+      return [
+        { path, message: `expected ${issue.values.map((v) => String(v)).join(" | ")}, got ${show(issue.input)}` },
+      ];
+    case "invalid_union": {
+      if (issue.discriminator !== undefined && "options" in issue) {
+        const given = (issue.input as Record<string, unknown> | undefined)?.[issue.discriminator];
+        const got = given === undefined ? "" : `, got ${show(given)}`;
+        return [{ path, message: `expected ${issue.options?.join(" | ")}${got}` }];
+      }
+      // The branches whose type the value has (a list for the list branch): their issues say what is wrong inside.
+      const meant = issue.errors.filter(
+        (branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0),
+      );
+      if (meant.length === 1) return meant[0]!.flatMap((i) => describeIssue(i, path));
+      return [{ path, message: unionExpectation(issue.errors) }];
+    }
+    case "invalid_key":
+      return issue.issues.flatMap((i) => describeIssue(i, path)).map((d) => ({ ...d, message: `key: ${d.message}` }));
+    default:
+      return [{ path, message: issue.message }];
+  }
+}
+
+function unionExpectation(branches: readonly (readonly ZodIssue[])[]): string {
+  const expected = branches.flatMap((b) =>
+    b.filter((i) => i.code === "invalid_type").map((i) => expectedName(i.expected)),
+  );
+  const got = branches[0]?.[0]?.input;
+  return `expected ${[...new Set(expected)].join(" or ")}${got === undefined ? "" : `, got ${jsonTypeOf(got)}`}`;
+}
+
+function expectedName(expected: string): string {
+  return expected === "array" ? "a list" : expected === "object" ? "a mapping" : `a ${expected}`;
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `${typeof value} ${show(value)}`;
+}
+
+function show(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * The line and column of `path` in the document: its value, or its key when the value is
+ * empty; for a path that is not there (a missing key), the key of its deepest present parent.
+ */
+function locate(root: unknown, lines: LineCounter, path: ConfigPath): { line?: number; column?: number } {
+  let node = root as Node | null | undefined;
+  let key: Node | undefined;
+  let found = true;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) {
+        found = false;
+        break;
+      }
+      key = pair.key as Node;
+      node = pair.value as Node | null;
+    } else if (isSeq(node) && typeof segment === "number" && node.items[segment]) {
+      node = node.items[segment] as Node;
+      key = node;
+    } else {
+      found = false;
+      break;
+    }
+  }
+  const place = found && node?.range ? node : (key ?? (root as Node | undefined));
+  const offset = place?.range?.[0];
+  if (offset === undefined) return {};
+  const { line, col } = lines.linePos(offset);
+  return { line, column: col };
+}
+
+/** Relative paths in the job file are relative to its folder, wherever floe runs from. */
+function withResolvedPaths(job: JobConfig, folder: string): JobConfig {
+  const path = (p: string) => (isAbsolute(p) ? p : resolve(folder, p));
+  const tls = (t: TlsSettings): TlsSettings => ({
+    ...t,
+    ca: t.ca === undefined ? undefined : path(t.ca),
+    clientCertificate: t.clientCertificate && {
+      cert: path(t.clientCertificate.cert),
+      key: path(t.clientCertificate.key),
+    },
+  });
+  const security: KafkaSecurity =
+    "tls" in job.kafka.security ? { ...job.kafka.security, tls: tls(job.kafka.security.tls) } : job.kafka.security;
+  const catalog: CatalogSettings =
+    job.iceberg.catalog.type === "sql" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(job.iceberg.catalog.warehouse)
+      ? { type: "sql", warehouse: path(job.iceberg.catalog.warehouse) }
+      : job.iceberg.catalog;
+  return { ...job, kafka: { ...job.kafka, security }, iceberg: { ...job.iceberg, catalog } };
+}

@@ -1,0 +1,92 @@
+// Which topics a job syncs, and into which tables (issue 4, "Discovery"). topic_pattern must
+// match the whole topic name; without one, the job syncs exactly the topics under `streams`.
+// Internal topics (`__consumer_offsets`, `__transaction_state`, any `__*`, the schema
+// registry's `_schemas`) are never synced, whatever the pattern says.
+import type { JobConfig, StreamSettings } from "./job-config.ts";
+
+export interface SelectedTopic {
+  readonly topic: string;
+  readonly table: string;
+  readonly stream: StreamSettings;
+}
+
+export interface SkippedTopic {
+  readonly topic: string;
+  readonly reason: string;
+}
+
+export interface TopicSelection {
+  readonly selected: readonly SelectedTopic[];
+  readonly skipped: readonly SkippedTopic[];
+}
+
+/** The topics of a job that the cluster has nothing to sync for: a pattern that matches none, or two topics on one table. */
+export class TopicSelectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TopicSelectionError";
+  }
+}
+
+/** Table name of a topic: lowercased, every character outside [a-z0-9_] replaced by `_`. */
+export function tableNameFor(topic: string): string {
+  return topic.toLowerCase().replace(/[^a-z0-9_]/g, "_");
+}
+
+/** The dead-letter table beside a topic's table. */
+export function deadLetterTableName(table: string): string {
+  return `${table}__dlq`;
+}
+
+export function isInternalTopic(topic: string): boolean {
+  return topic.startsWith("__") || topic === "_schemas";
+}
+
+/** topic_pattern as a full-match regular expression (the loader has checked that it compiles). */
+export function topicMatcher(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`);
+}
+
+/**
+ * Sorts the cluster's topics into those the job syncs and those it skips, each skip with its
+ * reason for the log. Fails when nothing is selected (listing the topics seen) and when two
+ * selected topics would land in one table.
+ */
+export function selectTopics(job: JobConfig, topicsSeen: readonly string[]): TopicSelection {
+  const { topicPattern } = job.kafka;
+  const matcher = topicPattern === undefined ? undefined : topicMatcher(topicPattern);
+  const selected: SelectedTopic[] = [];
+  const skipped: SkippedTopic[] = [];
+  for (const topic of [...topicsSeen].sort()) {
+    const listed = job.streams.get(topic);
+    if (isInternalTopic(topic)) {
+      skipped.push({ topic, reason: "internal topic" });
+    } else if (matcher === undefined ? listed === undefined : !matcher.test(topic)) {
+      skipped.push({ topic, reason: matcher ? "does not match topic_pattern" : "not listed under streams" });
+    } else {
+      selected.push({ topic, table: listed?.table ?? tableNameFor(topic), stream: listed ?? job.defaultStream });
+    }
+  }
+  if (selected.length === 0) {
+    const what = topicPattern === undefined ? "the topics listed under streams" : `topic_pattern ${topicPattern}`;
+    const seen = topicsSeen.filter((t) => !isInternalTopic(t)).sort();
+    throw new TopicSelectionError(
+      `${what} selects none of the ${seen.length} topics on the cluster` +
+        (seen.length === 0 ? "" : `: ${seen.join(", ")}`),
+    );
+  }
+  // A topic's table and its dead-letter table are both taken: `orders__dlq` cannot be a topic's table beside `orders`.
+  const owners = new Map<string, string>();
+  for (const { topic, table } of selected) {
+    for (const name of [table, deadLetterTableName(table)]) {
+      const other = owners.get(name);
+      if (other !== undefined) {
+        throw new TopicSelectionError(
+          `topics ${other} and ${topic} would both write table ${name}; set table: for one of them under streams`,
+        );
+      }
+      owners.set(name, topic);
+    }
+  }
+  return { selected, skipped };
+}

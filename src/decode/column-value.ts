@@ -1,0 +1,62 @@
+// From a JSON value to the value a column stores, in the representation the column builders
+// of src/iceberg/parquet take. The row builder calls one converter per value, so each is
+// chosen once per column and most are the identity:
+//
+//   boolean      boolean
+//   int          number
+//   long         number when a safe integer (nearly always), else bigint: no BigInt per row
+//   float/double number (a bigint beyond 2^53 rounds to the nearest double)
+//   string       the string; a nested object or array as its JSON text
+//   timestamptz  microseconds since the epoch: number when safe (years 1685..2255), else bigint
+//
+// Converters trust that SchemaInference has seen the value: they convert, they do not check.
+// A value of the wrong shape that reaches one is a bug, and the column builder refuses it.
+import { type IcebergType, isPrimitive, typeToString } from "../iceberg/spec/types.ts";
+import type { JsonValue } from "./json-message.ts";
+import { timestampMicros } from "./timestamp.ts";
+
+export type ColumnValue = boolean | number | bigint | string | null;
+
+/** Converts one non-null JSON value of a record field to its column's value. */
+export type ColumnConverter = (value: JsonValue) => ColumnValue;
+
+export function columnConverter(type: IcebergType): ColumnConverter {
+  if (!isPrimitive(type)) throw new TypeError(`floe does not write JSON values into ${typeToString(type)} columns`);
+  switch (type) {
+    case "boolean":
+    case "int":
+    case "long":
+      return identity;
+    case "float":
+    case "double":
+      return toDouble;
+    case "string":
+      return toText;
+    case "timestamptz":
+      return toMicros;
+    default:
+      throw new TypeError(`floe does not write JSON values into ${typeToString(type)} columns`);
+  }
+}
+
+const identity: ColumnConverter = (value) => value as ColumnValue;
+
+const toDouble: ColumnConverter = (value) => (typeof value === "bigint" ? Number(value) : (value as number));
+
+const toText: ColumnConverter = (value) => (typeof value === "string" ? value : jsonText(value));
+
+const toMicros: ColumnConverter = (value) => {
+  const micros = typeof value === "string" ? timestampMicros(value) : undefined;
+  if (micros === undefined) throw new TypeError(`not a timestamp: ${JSON.stringify(value)}`);
+  return micros;
+};
+
+/** A nested object or array as JSON text, integers beyond 2^53 written exactly. */
+export function jsonText(value: JsonValue): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    // Only a bigint makes JSON.stringify throw here, and only the rare message that has one.
+    return JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? JSON.rawJSON(v.toString()) : v));
+  }
+}

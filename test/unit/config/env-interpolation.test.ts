@@ -1,0 +1,59 @@
+// ${ENV_VAR} in job file values: substitution, escapes, and errors that name variable and path.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${...} in plain strings is the syntax under test
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError } from "../../../src/config/config-error.ts";
+import { interpolateEnv } from "../../../src/config/env-interpolation.ts";
+import { parseJob } from "../../../src/config/load-job.ts";
+
+test("references are replaced in every string value, nested and in lists", () => {
+  const { value, issues } = interpolateEnv(
+    { a: "${USER_NAME}", b: ["x-${PORT}-y", 3, true, null], c: { d: "pre ${USER_NAME}${PORT}" } },
+    { USER_NAME: "floe", PORT: "9092" },
+  );
+  assert.deepEqual(issues, []);
+  assert.deepEqual(value, { a: "floe", b: ["x-9092-y", 3, true, null], c: { d: "pre floe9092" } });
+});
+
+test("$${X} is the text ${X}; a lone $ is itself; values are not interpolated twice", () => {
+  const { value, issues } = interpolateEnv({ a: "$${HOME} costs $5 ^orders$", b: "${V}" }, { V: "${HOME}" });
+  assert.deepEqual(issues, []);
+  assert.deepEqual(value, { a: "${HOME} costs $5 ^orders$", b: "${HOME}" });
+});
+
+test("a missing variable and a malformed reference name the path", () => {
+  const { issues } = interpolateEnv(
+    { s: { sasl: { password: "${KAFKA_PASSWORD}" } }, l: ["${bad name}", "${OPEN"] },
+    {},
+  );
+  assert.deepEqual(issues, [
+    { path: ["s", "sasl", "password"], message: "environment variable KAFKA_PASSWORD is not set" },
+    { path: ["l", 0], message: "${bad name} is not a variable reference; write ${NAME}, or $${...} for the text" },
+    { path: ["l", 1], message: "${OPEN is not a variable reference; write ${NAME}, or $${...} for the text" },
+  ]);
+});
+
+test("in a job file, a missing variable is reported with its YAML path and line", () => {
+  const text = `name: j
+source:
+  kafka:
+    bootstrap_servers: [k:9092]
+    topic_pattern: orders
+    security: {protocol: SASL_PLAINTEXT}
+    sasl: {mechanism: PLAIN, username: floe, password: "\${KAFKA_PASSWORD}"}
+`;
+  assert.throws(
+    () => parseJob(text, "job.yaml", { env: {} }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(
+        error.message,
+        "job.yaml: invalid job file\n  job.yaml:7:56: source.kafka.sasl.password: environment variable KAFKA_PASSWORD is not set",
+      );
+      return true;
+    },
+  );
+  const job = parseJob(text, "job.yaml", { env: { KAFKA_PASSWORD: "123" } });
+  assert.ok(job.kafka.security.protocol === "SASL_PLAINTEXT");
+  assert.equal(job.kafka.security.sasl.password.reveal(), "123");
+});

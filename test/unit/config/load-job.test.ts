@@ -1,0 +1,232 @@
+// Loading job files: the issue's example, defaults, every error path with its YAML path and line.
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ConfigError } from "../../../src/config/config-error.ts";
+import { loadJob, parseJob } from "../../../src/config/load-job.ts";
+import { Secret } from "../../../src/config/secret.ts";
+
+const ISSUE_EXAMPLE = `
+name: kafka_to_databricks
+source:
+  kafka:
+    bootstrap_servers: [127.0.0.1:9092]
+    consumer_group: floe_kafka_to_databricks
+    topic_pattern: ^(customers|orders)$
+    security: {protocol: PLAINTEXT}  # SASL_PLAINTEXT | SASL_SSL | SSL
+    # sasl: {mechanism: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512, username, password}
+    # tls: {ca, cert, key, insecure_skip_verify}
+    max_threads: 2
+destination:
+  iceberg:
+    catalog: {type: rest, uri: http://127.0.0.1:8181, warehouse: floe}  # or unity, or sql (default: sql in ./warehouse)
+    target_engines: [databricks, duckdb, spark]
+streams:
+  customers: {mode: upsert, dedup_keys: [id]}
+  orders: {mode: upsert, dedup_keys: [id]}   # mode: append keeps every message
+`;
+
+/** The problems of a job file, as `line: path: message` without the file name. */
+function problems(text: string, env: Record<string, string> = {}): string[] {
+  try {
+    parseJob(text, "job.yaml", { env });
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    assert.equal(error.file, "job.yaml");
+    assert.match(error.message, /^job\.yaml: /);
+    return error.issues.map((i) => `${i.line}: ${i.path.join(".")}: ${i.message}`);
+  }
+  assert.fail("expected a ConfigError");
+}
+
+const minimal = (rest: string) => `name: j\nsource:\n  kafka:\n    bootstrap_servers: [k:9092]\n${rest}`;
+
+test("the issue's example parses into a camel-cased JobConfig", () => {
+  const job = parseJob(ISSUE_EXAMPLE, "/jobs/job.yaml");
+  assert.equal(job.name, "kafka_to_databricks");
+  assert.deepEqual(job.kafka, {
+    bootstrapServers: ["127.0.0.1:9092"],
+    consumerGroup: "floe_kafka_to_databricks",
+    topicPattern: "^(customers|orders)$",
+    security: { protocol: "PLAINTEXT" },
+    maxThreads: 2,
+  });
+  assert.deepEqual(job.iceberg, {
+    catalog: { type: "rest", uri: "http://127.0.0.1:8181", warehouse: "floe", credential: undefined },
+    namespace: "kafka_to_databricks_topics",
+    targetEngines: ["databricks", "duckdb", "spark"],
+    targetFileSizeBytes: 128 * 1024 * 1024,
+    compression: "zstd",
+  });
+  assert.deepEqual(Object.fromEntries(job.streams), {
+    customers: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", table: "customers" },
+    orders: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", table: "orders" },
+  });
+  assert.deepEqual(job.defaultStream, { mode: "append", dedupKeys: [], onError: "dlq" });
+});
+
+test("defaults: sql catalog in ./warehouse next to the job file, group floe_<name>, 4 threads", () => {
+  const job = parseJob(minimal("streams:\n  Orders.V1: {mode: append}\n"), "/jobs/nightly/job.yaml");
+  assert.deepEqual(job.iceberg.catalog, { type: "sql", warehouse: "/jobs/nightly/warehouse" });
+  assert.equal(job.kafka.consumerGroup, "floe_j");
+  assert.equal(job.kafka.maxThreads, 4);
+  assert.equal(job.kafka.topicPattern, undefined);
+  assert.equal(job.streams.get("Orders.V1")?.table, "orders_v1");
+  const uri = parseJob(
+    minimal("streams: {t: {mode: append}}\ndestination: {iceberg: {catalog: {type: sql, warehouse: s3://b/w}}}"),
+    "/j.yaml",
+  );
+  assert.deepEqual(uri.iceberg.catalog, { type: "sql", warehouse: "s3://b/w" });
+});
+
+test("security: SASL over TLS with relative PEM paths, secrets wrapped", () => {
+  const job = parseJob(
+    minimal(`    topic_pattern: orders.*
+    security: {protocol: SASL_SSL}
+    sasl: {mechanism: SCRAM-SHA-512, username: floe, password: hunter2}
+    tls: {ca: certs/ca.pem, cert: /etc/c.pem, key: k.pem}
+`),
+    "/jobs/job.yaml",
+  );
+  const security = job.kafka.security;
+  assert.equal(security.protocol, "SASL_SSL");
+  assert.ok(security.protocol === "SASL_SSL");
+  assert.ok(security.sasl.password instanceof Secret);
+  assert.equal(security.sasl.password.reveal(), "hunter2");
+  assert.deepEqual(security.tls, {
+    ca: "/jobs/certs/ca.pem",
+    clientCertificate: { cert: "/etc/c.pem", key: "/jobs/k.pem" },
+    insecureSkipVerify: false,
+  });
+});
+
+test("catalogs: rest with OAuth2 client credentials, unity with a token", () => {
+  const rest = parseJob(
+    minimal(`    topic_pattern: x
+destination:
+  iceberg:
+    catalog: {type: rest, uri: "https://polaris:8181/api/catalog", client_id: floe, client_secret: s, scope: "PRINCIPAL_ROLE:floe"}
+`),
+    "j.yaml",
+  );
+  assert.equal(rest.iceberg.catalog.type, "rest");
+  const credential = rest.iceberg.catalog.type === "rest" ? rest.iceberg.catalog.credential : undefined;
+  assert.ok(credential && "clientId" in credential);
+  assert.equal(credential.clientSecret.reveal(), "s");
+  assert.equal(credential.scope, "PRINCIPAL_ROLE:floe");
+  const unity = parseJob(
+    minimal(`    topic_pattern: x
+destination: {iceberg: {catalog: {type: unity, workspace_url: https://w.cloud.databricks.com, catalog: main, token: dapi1}, namespace: bronze}}
+`),
+    "j.yaml",
+  );
+  assert.equal(unity.iceberg.namespace, "bronze");
+  assert.ok(unity.iceberg.catalog.type === "unity" && "token" in unity.iceberg.catalog.credential);
+});
+
+test("upsert without dedup_keys names the stream and the line", () => {
+  assert.deepEqual(problems(minimal("streams:\n  orders: {mode: upsert}\n")), [
+    "6: streams.orders.dedup_keys: required when mode is upsert",
+  ]);
+});
+
+test("every kind of problem is reported at once, each with its path and line", () => {
+  const text = `name: kafka-job
+source:
+  kafka:
+    bootstrap_servers: [127.0.0.1:9092, nope]
+    topic_pattern: ^(a|b$
+    security: {protocol: SASL_SSL}
+    max_thread: 2
+    tls: {cert: c.pem}
+destination:
+  iceberg:
+    catalog: {type: rest, uri: ftp://x, token: t, client_id: x}
+    target_engines: [duckdb, athenax]
+    compression: lzo
+streams:
+  a: {mode: upsertx}
+  b: {mode: append, on_error: 3, extra: 1}
+  c: {mode: upsert, dedup_keys: [id, id, _kafka_offset]}
+  d: {dedup_keys: [id]}
+`;
+  assert.deepEqual(problems(text), [
+    "1: name: must be letters, digits and _ (it becomes a catalog identifier)",
+    "3: source.kafka.sasl: required when security.protocol is SASL_SSL",
+    "4: source.kafka.bootstrap_servers.1: expected host:port",
+    "5: source.kafka.topic_pattern: not a regular expression: Invalid regular expression: /^(a|b$/: Unterminated group",
+    "7: source.kafka.max_thread: unknown key",
+    "8: source.kafka.tls.key: cert and key go together (mutual TLS)",
+    "11: destination.iceberg.catalog.uri: expected an http(s) URL",
+    "11: destination.iceberg.catalog.token: give token or client_id + client_secret, not both",
+    "11: destination.iceberg.catalog.client_secret: required with client_id",
+    '12: destination.iceberg.target_engines.1: expected databricks | duckdb | spark | snowflake | trino | pyiceberg | athena | bigquery | redshift | iceberg-rust, got "athenax"',
+    '13: destination.iceberg.compression: expected zstd | snappy | gzip | uncompressed, got "lzo"',
+    '15: streams.a.mode: expected upsert | append, got "upsertx"',
+    "16: streams.b.on_error: expected dlq | fail | skip, got 3",
+    "16: streams.b.extra: unknown key",
+    "17: streams.c.dedup_keys.1: id is listed twice",
+    "17: streams.c.dedup_keys.2: _kafka_offset is a floe system column; of those only _kafka_key can be a dedup key",
+    "18: streams.d.mode: required",
+  ]);
+});
+
+test("wrong types and missing sections say what was expected", () => {
+  assert.deepEqual(problems("name: j\nsource: {kafka: {bootstrap_servers: 9092, max_threads: 0}}\n"), [
+    "2: source.kafka.bootstrap_servers: expected a list or a string, got number 9092",
+    "2: source.kafka.max_threads: Too small: expected number to be >=1",
+  ]);
+  assert.deepEqual(problems("name: j\n"), ["1: source: required"]);
+  assert.deepEqual(problems(minimal("destination: {iceberg: {catalog: {type: glue}}}\n")), [
+    '5: destination.iceberg.catalog.type: expected rest | unity | sql, got "glue"',
+  ]);
+  assert.deepEqual(
+    problems(
+      minimal("    topic_pattern: x\ndestination: {iceberg: {catalog: {type: unity, workspace_url: w, catalog: c}}}\n"),
+    ),
+    ["6: destination.iceberg.catalog.token: unity needs token, or client_id and client_secret"],
+  );
+});
+
+test("topics: a pattern or a list is needed; listed topics must match the pattern and not share a table", () => {
+  assert.deepEqual(problems(minimal("")), ["3: source.kafka.topic_pattern: required when streams lists no topic"]);
+  assert.deepEqual(
+    problems(
+      minimal(
+        "    topic_pattern: orders.*\nstreams:\n  customers: {mode: append}\n  orders.eu: {mode: append}\n  orders_eu: {mode: append}\n  __consumer_offsets: {mode: append}\n",
+      ),
+    ),
+    [
+      "7: streams.customers: topic_pattern orders.* does not match this topic, so it would never sync",
+      "9: streams.orders_eu: writes table orders_eu, as orders.eu does; set table: for one of them",
+      "9: streams.orders_eu: writes table orders_eu__dlq, as orders.eu does; set table: for one of them",
+      "10: streams.__consumer_offsets: internal topics are never synced",
+    ],
+  );
+});
+
+test("YAML syntax errors and duplicate keys carry their line", () => {
+  assert.deepEqual(problems("name: j\nname: k\n"), ["2: : Map keys must be unique"]);
+  assert.deepEqual(problems("name: j\nsource: {kafka: [\n"), [
+    "3: : Flow sequence in block collection must be sufficiently indented and end with a ]",
+    "3: : Flow map in block collection must be sufficiently indented and end with a }",
+  ]);
+  assert.deepEqual(problems(""), ["undefined: : the job file is empty"]);
+});
+
+test("loadJob reads the file and names it in errors", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "floe-job-"));
+  const file = join(folder, "job.yaml");
+  writeFileSync(file, ISSUE_EXAMPLE);
+  assert.equal((await loadJob(file)).name, "kafka_to_databricks");
+  await assert.rejects(loadJob(join(folder, "missing.yaml")), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(
+      error.message,
+      /missing\.yaml: invalid job file\n {2}.*missing\.yaml: cannot read the job file: ENOENT/,
+    );
+    return true;
+  });
+});

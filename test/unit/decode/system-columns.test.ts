@@ -1,0 +1,33 @@
+// System column values and _floe_id.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { test } from "node:test";
+import { floeId } from "../../../src/decode/floe-id.ts";
+import { kafkaKeyText, millisToMicros } from "../../../src/decode/system-columns.ts";
+
+test("_kafka_key is base64 of the key bytes: key 3 is Mw==; no key is null", () => {
+  assert.equal(kafkaKeyText(new TextEncoder().encode("3")), "Mw==");
+  const shared = new Uint8Array([0xff, 0x33, 0x00]);
+  assert.equal(kafkaKeyText(shared.subarray(1, 2)), "Mw==");
+  assert.equal(kafkaKeyText(null), null);
+});
+
+test("Kafka milliseconds become timestamptz microseconds", () => {
+  assert.equal(millisToMicros(1_793_287_324_000), 1_793_287_324_000_000);
+  assert.equal(millisToMicros(1_793_287_324_000n), 1_793_287_324_000_000);
+  assert.equal(millisToMicros(253_402_300_799_999n), 253_402_300_799_999_000n);
+});
+
+test("_floe_id is the first 128 bits of SHA-256 over the canonical JSON array of the key values", () => {
+  const expected = createHash("sha256").update("[3]").digest("hex").slice(0, 32);
+  assert.equal(floeId([3]), expected);
+  // A long is the same key whether the column builder got a number or a bigint (int -> long widening).
+  assert.equal(floeId([3n]), expected);
+  assert.equal(floeId(["a", null, true, 1.5]).length, 32);
+  assert.equal(
+    floeId(["a", null, true, 1.5]),
+    createHash("sha256").update('["a",null,true,1.5]').digest("hex").slice(0, 32),
+  );
+  assert.notEqual(floeId(["1"]), floeId([1]));
+  assert.notEqual(floeId(["a,b"]), floeId(["a", "b"]));
+});
