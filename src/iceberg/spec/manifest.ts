@@ -34,6 +34,8 @@ interface ContentFileBase extends ColumnStats {
   partition: PartitionValues;
   recordCount: bigint;
   fileSizeInBytes: bigint;
+  /** Encryption key metadata; floe writes none but carries other writers' through. */
+  keyMetadata?: Uint8Array;
   splitOffsets?: readonly bigint[];
   sortOrderId?: number;
 }
