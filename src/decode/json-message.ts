@@ -49,8 +49,12 @@ export const TOMBSTONE: Tombstone = Object.freeze({ kind: "tombstone" });
 const CONFLUENT_MAGIC = 0x00;
 const CONFLUENT_HEADER_LENGTH = 5;
 
-/** Where JSON.parse's doubles may not be the whole story; see the header comment. */
-const NEEDS_SOURCE_TEXT = /\d{16}|\d\.0+\s*[,}\]]|\d[eE][-+]?\d+\s*[,}\]]/;
+/**
+ * Where JSON.parse's doubles may not be the whole story; see the header comment. The 16 digits
+ * are spelt out: irregexp backtracks on \d{16} at every digit and takes twice as long (the test
+ * runs on every message, ~0.18 µs for 170 bytes against ~0.5 µs for JSON.parse).
+ */
+const NEEDS_SOURCE_TEXT = new RegExp(`${"\\d".repeat(16)}|\\d\\.0+\\s*[,}\\]]|\\d[eE][-+]?\\d+\\s*[,}\\]]`);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -41,11 +41,28 @@ export function isSystemColumn(name: string): boolean {
   return systemNames.has(name);
 }
 
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".split("");
+/** Up to this length a key is encoded in JS: 4x faster than a Buffer round trip for short keys (ids). */
+const SHORT_KEY = 48;
+
 /** `_kafka_key`: base64 of the key bytes (key `3` is `Mw==`), null for a message without a key. */
 export function kafkaKeyText(key: Uint8Array | null): string | null {
   if (key === null) return null;
-  // A Buffer view over the same memory: no copy of the key.
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("base64");
+  if (key.length > SHORT_KEY) return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("base64");
+  let text = "";
+  const whole = key.length - (key.length % 3);
+  for (let i = 0; i < whole; i += 3) {
+    const bits = (key[i]! << 16) | (key[i + 1]! << 8) | key[i + 2]!;
+    text += BASE64[bits >> 18]! + BASE64[(bits >> 12) & 63]! + BASE64[(bits >> 6) & 63]! + BASE64[bits & 63]!;
+  }
+  if (key.length - whole === 1) {
+    const bits = key[whole]! << 16;
+    text += `${BASE64[bits >> 18]!}${BASE64[(bits >> 12) & 63]!}==`;
+  } else if (key.length - whole === 2) {
+    const bits = (key[whole]! << 16) | (key[whole + 1]! << 8);
+    text += `${BASE64[bits >> 18]!}${BASE64[(bits >> 12) & 63]!}${BASE64[(bits >> 6) & 63]!}=`;
+  }
+  return text;
 }
 
 /**

@@ -10,6 +10,15 @@ test("_kafka_key is base64 of the key bytes: key 3 is Mw==; no key is null", () 
   const shared = new Uint8Array([0xff, 0x33, 0x00]);
   assert.equal(kafkaKeyText(shared.subarray(1, 2)), "Mw==");
   assert.equal(kafkaKeyText(null), null);
+  assert.equal(kafkaKeyText(new Uint8Array(0)), "");
+});
+
+test("_kafka_key matches Buffer's base64 for every length, short keys and long", () => {
+  const bytes = Uint8Array.from({ length: 200 }, (_, i) => (i * 89 + 7) & 0xff);
+  for (let length = 0; length <= 200; length++) {
+    const key = bytes.subarray(3, 3 + Math.min(length, 197));
+    assert.equal(kafkaKeyText(key), Buffer.from(key).toString("base64"), `length ${key.length}`);
+  }
 });
 
 test("Kafka milliseconds become timestamptz microseconds", () => {
