@@ -1,0 +1,74 @@
+// Within one batch the last offset per key wins: of the messages of one key, only the latest becomes
+// a row (or a delete). A temporary open-addressing table from key hash to the latest message so far,
+// holding message numbers into the batch's own key hashes: no copy of a hash, no object per message.
+import { KEY_HASH_WORDS } from "./key-hash.ts";
+import type { KeyIndex } from "./key-index.ts";
+
+/** What a winning message does to the table; OP_TYPE gives its `_op_type`. */
+export const OP_CREATE = 0;
+export const OP_UPDATE = 1;
+export const OP_DELETE = 2;
+export type Op = typeof OP_CREATE | typeof OP_UPDATE | typeof OP_DELETE;
+/** `_op_type` by op: c a key new to the table, u a key the table has, d a tombstone. */
+export const OP_TYPE = ["c", "u", "d"] as const;
+
+export interface BatchWinners {
+  /** Numbers of the winning messages, ascending: offset order. */
+  messages: Uint32Array;
+  /** The op of each winner, OP_CREATE, OP_UPDATE or OP_DELETE. */
+  ops: Uint8Array;
+}
+
+/**
+ * The winners among a batch's messages, given their key hashes in offset order (message i at words
+ * [4i, 4i + 4)) and which are tombstones (1) or carry a value (0). The index tells a key the table has
+ * (u) from one it lacks (c); a tombstone is d either way.
+ */
+export function dedupBatch(hashes: Uint32Array, tombstones: Uint8Array, index: KeyIndex): BatchWinners {
+  const count = hashes.length / KEY_HASH_WORDS;
+  if (tombstones.length !== count) {
+    throw new RangeError(`${tombstones.length} tombstone flags for ${count} messages`);
+  }
+  // At most half full: short probes for the price of 8 bytes a message.
+  let capacity = 16;
+  while (capacity < count * 2) capacity *= 2;
+  const mask = capacity - 1;
+  const shift = 32 - Math.log2(capacity);
+  /** Message number + 1 of the latest message of the slot's key; 0 for an empty slot. */
+  const latest = new Uint32Array(capacity);
+  const wins = new Uint8Array(count);
+  let winners = 0;
+  for (let message = 0; message < count; message++) {
+    const at = message * KEY_HASH_WORDS;
+    const h0 = hashes[at]!;
+    const h1 = hashes[at + 1]!;
+    const h2 = hashes[at + 2]!;
+    const h3 = hashes[at + 3]!;
+    let slot = h0 >>> shift;
+    for (;;) {
+      const held = latest[slot]!;
+      if (held === 0) {
+        winners++;
+        break;
+      }
+      const other = (held - 1) * KEY_HASH_WORDS;
+      if (hashes[other] === h0 && hashes[other + 1] === h1 && hashes[other + 2] === h2 && hashes[other + 3] === h3) {
+        wins[held - 1] = 0;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    latest[slot] = message + 1;
+    wins[message] = 1;
+  }
+
+  const messages = new Uint32Array(winners);
+  const ops = new Uint8Array(winners);
+  for (let message = 0, w = 0; message < count; message++) {
+    if (wins[message] === 0) continue;
+    messages[w] = message;
+    ops[w] = tombstones[message] === 1 ? OP_DELETE : index.find(hashes, message) >= 0 ? OP_UPDATE : OP_CREATE;
+    w++;
+  }
+  return { messages, ops };
+}
