@@ -9,6 +9,7 @@ import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { newDataFileLocation } from "../locations.ts";
 import { readDeletionVector, writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
 import { RoaringPositionBitmap } from "../puffin/roaring64.ts";
+import { readDeletedPositions } from "../scan/deleted-positions.ts";
 import { type FileSnapshot, type LiveFile, planFiles } from "../scan/plan-files.ts";
 import {
   type DataFile,
@@ -136,9 +137,7 @@ export class RowDelta extends SnapshotProducer {
     for (const [path, positions] of this.deletes) {
       const previous = plan.deletionVectors.get(path);
       if (previous) {
-        const { contentOffset, contentSizeInBytes, recordCount, filePath } = previous.entry.file;
-        const blob = await this.table.io.readRange(filePath, Number(contentOffset), Number(contentSizeInBytes));
-        positions.union(readDeletionVector(blob, { offset: 0, length: blob.length, cardinality: Number(recordCount) }));
+        positions.union(await readDeletedPositions(this.table.io, previous.entry.file));
         replaced.push(previous);
       }
       inputs.push({ referencedDataFile: path, positions });
