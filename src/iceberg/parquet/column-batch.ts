@@ -18,10 +18,11 @@ export class ColumnBatchBuilder {
   private rows = 0;
   private built = false;
 
-  constructor(schema: Schema) {
+  /** `expectedRows`, when known (the messages fetched), sizes the columns once: no regrowth. */
+  constructor(schema: Schema, expectedRows?: number) {
     this.schema = schema;
     this.arrowSchema = arrowSchema(schema);
-    this.columns = schema.fields.map((field, i) => createColumn(field, this.arrowSchema.fields[i]!));
+    this.columns = schema.fields.map((field, i) => createColumn(field, this.arrowSchema.fields[i]!, expectedRows));
     for (const column of this.columns) this.byId.set(column.field.id, column);
   }
 

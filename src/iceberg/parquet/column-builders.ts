@@ -13,7 +13,8 @@ import * as arrow from "apache-arrow";
 import type { NestedField } from "../spec/types.ts";
 import { childFields } from "./arrow-schema.ts";
 
-const INITIAL_CAPACITY = 1024;
+/** Rows a column has room for before it first grows, unless the batch says how many to expect. */
+const DEFAULT_CAPACITY = 1024;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 const TWO_POW_32 = 4294967296;
@@ -32,12 +33,14 @@ abstract class ColumnBuilder {
   readonly arrowField: arrow.Field;
   length = 0;
   nullCount = 0;
-  protected capacity = INITIAL_CAPACITY;
+  protected capacity: number;
   private validity: Uint8Array | undefined;
 
-  constructor(field: NestedField, arrowField: arrow.Field) {
+  /** `capacity`: rows to make room for up front (a multiple of 8 is kept for the bitmaps). */
+  constructor(field: NestedField, arrowField: arrow.Field, capacity = DEFAULT_CAPACITY) {
     this.field = field;
     this.arrowField = arrowField;
+    this.capacity = Math.max(8, Math.ceil(capacity / 8) * 8);
   }
 
   /** Appends a value given as a decoded JS value; null and undefined append a null. */
@@ -114,7 +117,7 @@ abstract class ColumnBuilder {
 
 export class BooleanColumn extends ColumnBuilder {
   readonly kind = "boolean";
-  private bits = new Uint8Array(INITIAL_CAPACITY >> 3);
+  private bits = new Uint8Array(this.capacity >> 3);
 
   append(value: boolean): void {
     if (this.length === this.capacity) this.grow();
@@ -150,7 +153,7 @@ export class BooleanColumn extends ColumnBuilder {
 /** int and date: 32-bit signed integers. */
 export class IntColumn extends ColumnBuilder {
   readonly kind = "int";
-  private values = new Int32Array(INITIAL_CAPACITY);
+  private values = new Int32Array(this.capacity);
 
   append(value: number): void {
     if ((value | 0) !== value) throw this.typeError(value);
@@ -182,7 +185,7 @@ export class IntColumn extends ColumnBuilder {
 /** long, time and the timestamps: 64-bit signed integers. */
 export class LongColumn extends ColumnBuilder {
   readonly kind = "long";
-  private values = new BigInt64Array(INITIAL_CAPACITY);
+  private values = new BigInt64Array(this.capacity);
   /** The same bytes as 32-bit halves, little-endian: numbers are stored without a BigInt. */
   private words = new Int32Array(this.values.buffer);
 
@@ -230,9 +233,9 @@ export class FloatingColumn extends ColumnBuilder {
   readonly kind = "floating";
   private values: Float32Array | Float64Array;
 
-  constructor(field: NestedField, arrowField: arrow.Field) {
-    super(field, arrowField);
-    this.values = field.type === "float" ? new Float32Array(INITIAL_CAPACITY) : new Float64Array(INITIAL_CAPACITY);
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity);
+    this.values = field.type === "float" ? new Float32Array(this.capacity) : new Float64Array(this.capacity);
   }
 
   append(value: number): void {
@@ -264,8 +267,8 @@ export class FloatingColumn extends ColumnBuilder {
 /** string (UTF-8) and binary: bytes plus Int32 offsets. */
 export class BytesColumn extends ColumnBuilder {
   readonly kind = "bytes";
-  private offsets = new Int32Array(INITIAL_CAPACITY + 1);
-  private bytes = new Uint8Array(INITIAL_CAPACITY * 16);
+  private offsets = new Int32Array(this.capacity + 1);
+  private bytes = new Uint8Array(this.capacity * 16);
   private byteLength = 0;
 
   /** Appends a string as UTF-8; ASCII is copied by a plain loop, the rest by TextEncoder. */
@@ -344,10 +347,10 @@ export class FixedColumn extends ColumnBuilder {
   readonly width: number;
   private bytes: Uint8Array;
 
-  constructor(field: NestedField, arrowField: arrow.Field) {
-    super(field, arrowField);
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity);
     this.width = (arrowField.type as arrow.FixedSizeBinary).byteWidth;
-    this.bytes = new Uint8Array(INITIAL_CAPACITY * this.width);
+    this.bytes = new Uint8Array(this.capacity * this.width);
   }
 
   appendBytes(value: Uint8Array): void {
@@ -406,10 +409,10 @@ export class FixedColumn extends ColumnBuilder {
 export class DecimalColumn extends ColumnBuilder {
   readonly kind = "decimal";
   private readonly limit: bigint;
-  private words = new BigUint64Array(INITIAL_CAPACITY * 2);
+  private words = new BigUint64Array(this.capacity * 2);
 
-  constructor(field: NestedField, arrowField: arrow.Field) {
-    super(field, arrowField);
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity);
     this.limit = 10n ** BigInt((arrowField.type as arrow.Decimal).precision);
   }
 
@@ -448,10 +451,11 @@ export class StructColumn extends ColumnBuilder {
   readonly kind = "struct";
   readonly children: readonly AnyColumn[];
 
-  constructor(field: NestedField, arrowField: arrow.Field) {
-    super(field, arrowField);
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity);
     const arrowChildren = (arrowField.type as arrow.Struct).children;
-    this.children = childFields(field.type).map((child, i) => createColumn(child, arrowChildren[i]!));
+    // one slot per row in every field
+    this.children = childFields(field.type).map((child, i) => createColumn(child, arrowChildren[i]!, capacity));
   }
 
   /** A struct value as an object keyed by field name; missing fields are null. */
@@ -491,10 +495,10 @@ export class StructColumn extends ColumnBuilder {
 export class RepeatedColumn extends ColumnBuilder {
   readonly kind = "repeated";
   readonly children: readonly AnyColumn[];
-  private offsets = new Int32Array(INITIAL_CAPACITY + 1);
+  private offsets = new Int32Array(this.capacity + 1);
 
-  constructor(field: NestedField, arrowField: arrow.Field) {
-    super(field, arrowField);
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity);
     const isMap = typeof field.type === "object" && field.type.kind === "map";
     const itemField = arrowField.type.children[0]!;
     const arrowChildren = isMap ? (itemField.type as arrow.Struct).children : [itemField];
@@ -567,43 +571,43 @@ export type AnyColumn =
   | StructColumn
   | RepeatedColumn;
 
-/** The builder for a field, given its Arrow field (arrowField in arrow-schema.ts). */
-export function createColumn(field: NestedField, arrowField: arrow.Field): AnyColumn {
+/** The builder for a field, given its Arrow field (arrowField in arrow-schema.ts) and expected rows. */
+export function createColumn(field: NestedField, arrowField: arrow.Field, capacity?: number): AnyColumn {
   const type = field.type;
   if (typeof type === "object") {
     switch (type.kind) {
       case "decimal":
-        return new DecimalColumn(field, arrowField);
+        return new DecimalColumn(field, arrowField, capacity);
       case "fixed":
-        return new FixedColumn(field, arrowField);
+        return new FixedColumn(field, arrowField, capacity);
       case "struct":
-        return new StructColumn(field, arrowField);
+        return new StructColumn(field, arrowField, capacity);
       case "list":
       case "map":
-        return new RepeatedColumn(field, arrowField);
+        return new RepeatedColumn(field, arrowField, capacity);
     }
   }
   switch (type) {
     case "boolean":
-      return new BooleanColumn(field, arrowField);
+      return new BooleanColumn(field, arrowField, capacity);
     case "int":
     case "date":
-      return new IntColumn(field, arrowField);
+      return new IntColumn(field, arrowField, capacity);
     case "long":
     case "time":
     case "timestamp":
     case "timestamptz":
     case "timestamp_ns":
     case "timestamptz_ns":
-      return new LongColumn(field, arrowField);
+      return new LongColumn(field, arrowField, capacity);
     case "float":
     case "double":
-      return new FloatingColumn(field, arrowField);
+      return new FloatingColumn(field, arrowField, capacity);
     case "string":
     case "binary":
-      return new BytesColumn(field, arrowField);
+      return new BytesColumn(field, arrowField, capacity);
     case "uuid":
-      return new FixedColumn(field, arrowField);
+      return new FixedColumn(field, arrowField, capacity);
   }
 }
 
