@@ -5,7 +5,7 @@
 //     which Java's writer reports and a footer cannot; PyIceberg keeps no counts for list and
 //     map contents and no bounds for struct fields, where floe does as Java does);
 //   - Spark reads the file through an Iceberg v3 table, uuid and decimals included, and prunes
-//     with its metrics;
+//     with its metrics; DuckDB's iceberg extension and PyIceberg read that table too;
 //   - the key-column reader reads a file Spark wrote (many row groups, dictionary and plain
 //     pages, parquet-mr's zstd) exactly as pyarrow does.
 // One Python process of the reader venv runs all of it: Spark takes seconds to start.
@@ -230,6 +230,17 @@ out["spark_rows"] = plain([r.asDict(recursive=True) for r in spark.sql("SELECT *
 out["spark_filtered"] = {q: [r[0] for r in spark.sql(f"SELECT id FROM h.db.floe WHERE {q}").collect()]
     for q in ["id = 3", "name = 'abc\U0001f600'", "u = '0192d8f4-1c6e-7b8a-9c3d-1234567890ab'", "dec38 > 0", "tstz < TIMESTAMP '1970-01-01 00:00:00'"]}
 
+# the same table through DuckDB's iceberg extension and PyIceberg: the uuid column too
+import os
+import duckdb_extension_avro, duckdb_extension_iceberg
+from pyiceberg.table import StaticTable
+metadata = sorted(glob.glob(f"{d}/wh/db/floe/metadata/*.metadata.json"))[-1]
+for package in (duckdb_extension_avro, duckdb_extension_iceberg):
+    for extension in glob.glob(os.path.join(os.path.dirname(package.__file__), "extensions", f"v{duckdb.__version__}", "*.duckdb_extension")):
+        con.execute(f"LOAD '{extension}'")
+out["duckdb_iceberg"] = plain(con.execute(f"SELECT id, typeof(u), u::VARCHAR, dec38::VARCHAR, tstz::VARCHAR FROM iceberg_scan('{metadata}') ORDER BY id").fetchall())
+out["pyiceberg_rows"] = plain(StaticTable.from_metadata(metadata).scan(selected_fields=("id", "u", "dec38")).to_arrow().sort_by("id").to_pylist())
+
 # A file Spark writes: many row groups, for the key-column reader
 spark.sql("""CREATE TABLE h.db.spark (id BIGINT, name STRING, u STRING, amount DECIMAL(20, 4), small DECIMAL(6, 2), ts TIMESTAMP, day DATE, n INT,
   nested STRUCT<inner_key: BIGINT, label: STRING>) USING iceberg TBLPROPERTIES ('format-version'='3',
@@ -446,6 +457,25 @@ test("Spark reads the file through an Iceberg v3 table and prunes with its metri
     "dec38 > 0": [3],
     "tstz < TIMESTAMP '1970-01-01 00:00:00'": [-5],
   });
+});
+
+test("DuckDB's iceberg extension and PyIceberg read the table too, the unannotated uuid as uuid", () => {
+  assert.deepEqual(out.duckdb_iceberg, [
+    [-5, "UUID", "0192d8f4-0000-7b8a-9c3d-1234567890ab", null, "1969-12-31 23:59:59.999999+00"],
+    [
+      1,
+      "UUID",
+      "0192d8f4-1c6e-7b8a-9c3d-1234567890ab",
+      "-99999999999999999999.9999999993",
+      "2023-11-14 22:13:20.123456+00",
+    ],
+    [3, "UUID", null, "1000000000000000000000000000.0000000000", null],
+  ]);
+  assert.deepEqual(out.pyiceberg_rows, [
+    { id: -5, u: "0192d8f4-0000-7b8a-9c3d-1234567890ab", dec38: null },
+    { id: 1, u: "0192d8f4-1c6e-7b8a-9c3d-1234567890ab", dec38: "-99999999999999999999.9999999993" },
+    { id: 3, u: null, dec38: "1000000000000000000000000000.0000000000" },
+  ]);
 });
 
 test("the key-column reader reads a file Spark wrote, row for row as pyarrow does", async () => {
