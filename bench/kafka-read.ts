@@ -1,0 +1,186 @@
+// Read throughput of src/kafka against the local test broker (`npm run services start kafka`).
+//
+//   node bench/kafka-read.ts [--messages 1000000] [--partitions 4] [--threads 1,2,4]
+//                            [--max-bytes 4194304] [--runs 3] [--size 150]
+//
+// Produces `messages` JSON values of about `size` bytes (keys "0".."99999") to a topic named after
+// the parameters, once: a topic that already holds exactly that many messages is reused. Then, for
+// each thread count, reads the whole topic `runs` times, each in a fresh child process so that the
+// peak RSS is that of the read alone, and prints messages/s, MB/s and peak RSS.
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
+import { KafkaCluster } from "../src/kafka/connection.ts";
+import { planOffsets } from "../src/kafka/plan.ts";
+import { readPartitions } from "../src/kafka/read.ts";
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: "string", default: "1000000" },
+    partitions: { type: "string", default: "4" },
+    threads: { type: "string", default: "1,2,4" },
+    "max-bytes": { type: "string", default: String(4 * 1024 * 1024) },
+    runs: { type: "string", default: "3" },
+    size: { type: "string", default: "150" },
+    bootstrap: { type: "string", default: `127.0.0.1:${process.env.KAFKA_PORT ?? 9092}` },
+    // Internal: run one measured read and print its figures as JSON.
+    "read-once": { type: "string" },
+  },
+});
+
+const bootstrap = values.bootstrap;
+const config = { bootstrapServers: [bootstrap], clientId: "floe-bench", security: { protocol: "PLAINTEXT" as const } };
+const messages = Number(values.messages);
+const partitions = Number(values.partitions);
+const size = Number(values.size);
+const topic = `floe-bench-read-${messages}m-${partitions}p-${size}b`;
+
+interface Figures {
+  threads: number;
+  messages: number;
+  bytes: number;
+  seconds: number;
+  peakRssMb: number;
+}
+
+if (values["read-once"] !== undefined) {
+  console.log(JSON.stringify(await readOnce(Number(values["read-once"]))));
+} else {
+  await ensureTopic();
+  console.log(`topic ${topic}: ${messages} messages of ~${size} bytes in ${partitions} partitions`);
+  console.log("threads  run  messages/s      MB/s  peak RSS (MB)");
+  for (const threads of values.threads.split(",").map(Number)) {
+    for (let run = 1; run <= Number(values.runs); run++) {
+      const child = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, ...argv(threads)], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      if (child.status !== 0) throw new Error(`read run failed with status ${child.status}`);
+      const f = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Figures;
+      if (f.messages !== messages) throw new Error(`read ${f.messages} messages, expected ${messages}`);
+      const rate = f.messages / f.seconds;
+      const mbs = f.bytes / f.seconds / 1e6;
+      console.log(
+        `${String(threads).padStart(7)}  ${String(run).padStart(3)}  ${Math.round(rate).toLocaleString("en").padStart(10)}  ${mbs.toFixed(1).padStart(8)}  ${f.peakRssMb.toFixed(0).padStart(13)}`,
+      );
+    }
+  }
+}
+
+function argv(threads: number): string[] {
+  const passed = ["messages", "partitions", "size", "max-bytes", "bootstrap"] as const;
+  return [...passed.flatMap((name) => [`--${name}`, String(values[name])]), "--read-once", String(threads)];
+}
+
+async function readOnce(threads: number): Promise<Figures> {
+  const cluster = await KafkaCluster.connect(config);
+  try {
+    const plan = await planOffsets(cluster, {
+      topics: [{ topic, partitions }],
+      consumerGroup: `floe-bench-${process.pid}`,
+    });
+    let count = 0;
+    let checksum = 0;
+    const result = await readPartitions(
+      cluster,
+      plan.partitions,
+      (batch) => {
+        count += batch.messages.length;
+        // Touch every message, as a decoder would, so that nothing is optimised away.
+        for (const m of batch.messages) checksum += m.value === null ? 0 : m.value.length;
+      },
+      { maxThreads: threads, maxBytesPerFetch: Number(values["max-bytes"]) },
+    );
+    if (result.status !== "complete") throw result.error ?? new Error(`read ${result.status}`);
+    if (checksum !== result.bytes - keyBytes(result.messages)) throw new Error("value bytes do not add up");
+    return {
+      threads,
+      messages: count,
+      bytes: result.bytes,
+      seconds: result.durationMs / 1000,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+  } finally {
+    await cluster.close();
+  }
+}
+
+async function ensureTopic(): Promise<void> {
+  const admin = new Admin({ clientId: "floe-bench", bootstrapBrokers: [bootstrap] });
+  try {
+    const existing = await admin.listTopics();
+    if (existing.includes(topic)) {
+      const listed = await admin.listOffsets({
+        topics: [
+          { name: topic, partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) },
+        ],
+      });
+      const total = listed[0]!.partitions.reduce((sum, p) => sum + p.offset, 0n);
+      if (total === BigInt(messages)) return;
+      await admin.deleteTopics({ topics: [topic] });
+      await waitFor(async () => !(await admin.listTopics()).includes(topic));
+    }
+    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
+    await waitFor(async () => {
+      const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
+      return metadata.topics.get(topic)?.partitions.every((p) => p.leader >= 0) ?? false;
+    });
+  } finally {
+    await admin.close();
+  }
+  await produce();
+}
+
+async function produce(): Promise<void> {
+  const started = performance.now();
+  const producer = new Producer<Buffer, Buffer, Buffer, Buffer>({
+    clientId: "floe-bench",
+    bootstrapBrokers: [bootstrap],
+    // Without idempotence the library re-sends a whole request when one partition answers
+    // "not leader", and the partitions that had accepted it get duplicates.
+    idempotent: true,
+  });
+  try {
+    const batch = 5000;
+    const inflight: Promise<unknown>[] = [];
+    for (let i = 0; i < messages; i += batch) {
+      const chunk = [];
+      for (let n = i; n < Math.min(messages, i + batch); n++) {
+        chunk.push({ topic, partition: n % partitions, key: Buffer.from(String(n % 100_000)), value: value(n) });
+      }
+      inflight.push(producer.send({ acks: ProduceAcks.LEADER, messages: chunk }));
+      if (inflight.length >= 8) await inflight.shift();
+    }
+    await Promise.all(inflight);
+  } finally {
+    await producer.close();
+  }
+  console.log(`produced ${messages} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** A customer-like JSON document padded to `size` bytes. */
+function value(n: number): Buffer {
+  const document = { id: n, name: `customer ${n}`, email: `c${n}@example.com`, amount: (n % 10_000) / 100, note: "" };
+  const bare = JSON.stringify(document).length;
+  document.note = "x".repeat(Math.max(0, size - bare));
+  return Buffer.from(JSON.stringify(document));
+}
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`topic ${topic}: timed out waiting for the broker`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Bytes of the keys "0".."99999" over the first `count` messages (message n has key n % 100000). */
+function keyBytes(count: number): number {
+  let bytes = 0;
+  for (let n = 0; n < count; n++) bytes += String(n % 100_000).length;
+  return bytes;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}

@@ -1,0 +1,187 @@
+// The consumer group as offset storage. floe never joins the group: it reads with explicit offsets
+// and commits as an admin would (OffsetCommit with generation -1 and no member id). Tools that show
+// lag per group (kafka-consumer-groups.sh, Burrow, UIs) then see floe's progress.
+//
+// The broker accepts such a commit only while the group has no member. A member would be another
+// process consuming with the same group id, whose commits would fight ours, so floe refuses that
+// with an error naming the group and its members, rather than committing around it.
+import type { KafkaCluster } from "./connection.ts";
+import { describeCause, hasProtocolError, KafkaError, protocolErrorId } from "./errors.ts";
+
+/** Offsets per topic and partition; for committed offsets, the next offset to read. */
+export type TopicPartitionOffsets = Map<string, Map<number, bigint>>;
+
+export interface TopicPartitions {
+  topic: string;
+  partitions: number;
+}
+
+export interface GroupMember {
+  memberId: string;
+  clientId: string;
+  host: string;
+}
+
+export interface GroupActivity {
+  group: string;
+  /** False when the broker knows no group of that name (nothing committed yet). */
+  exists: boolean;
+  /** Broker's group state: Empty, Stable, PreparingRebalance, Assigning, Reconciling, ... */
+  state: string;
+  /** "classic" or "consumer" (KIP-848 protocol); undefined when the group does not exist. */
+  type: string | undefined;
+  /** Members of a classic group; a "consumer" group's members are not listed (no admin API here), only its state. */
+  members: GroupMember[];
+}
+
+/** The group has active members: another process consumes with this group id. */
+export class ConsumerGroupActiveError extends KafkaError {
+  override name = "ConsumerGroupActiveError";
+  readonly group: string;
+  readonly state: string;
+  readonly members: readonly GroupMember[];
+
+  constructor(activity: GroupActivity, options?: ErrorOptions) {
+    const who = activity.members.length
+      ? `: ${activity.members.map((m) => `${m.clientId} on ${m.host} (${m.memberId})`).join(", ")}`
+      : "";
+    super(
+      `consumer group ${activity.group} has active members (state ${activity.state})${who}. ` +
+        "floe uses the group only to store its offsets and cannot commit while another consumer is in it: " +
+        "stop that consumer or give this job its own consumer_group",
+      options,
+    );
+    this.group = activity.group;
+    this.state = activity.state;
+    this.members = activity.members;
+  }
+}
+
+// Answers of OffsetCommit that mean "the group has members and you are not one of them".
+const memberErrors = [
+  "UNKNOWN_MEMBER_ID",
+  "ILLEGAL_GENERATION",
+  "REBALANCE_IN_PROGRESS",
+  "STALE_MEMBER_EPOCH",
+  "FENCED_MEMBER_EPOCH",
+];
+
+const idleStates = new Set(["Empty", "Dead", "EMPTY", "DEAD"]);
+
+/** The group's state and members, without joining it. */
+export async function describeGroup(cluster: KafkaCluster, group: string): Promise<GroupActivity> {
+  const groups = await cluster.run("listing consumer groups", (admin) =>
+    admin.listGroups({ types: ["classic", "consumer"] }),
+  );
+  const listed = groups.get(group);
+  if (!listed) return { group, exists: false, state: "Dead", type: undefined, members: [] };
+  const activity: GroupActivity = { group, exists: true, state: listed.state, type: listed.groupType, members: [] };
+  // DescribeGroups only knows classic groups; for a KIP-848 group it answers "Dead".
+  if (listed.groupType !== "consumer" && !idleStates.has(listed.state)) {
+    const described = await cluster.run(`describing consumer group ${group}`, (admin) =>
+      admin.describeGroups({ groups: [group] }),
+    );
+    const members = described.get(group)?.members ?? new Map();
+    for (const member of members.values()) {
+      activity.members.push({ memberId: member.id, clientId: member.clientId, host: member.clientHost });
+    }
+  }
+  return activity;
+}
+
+/** Throws ConsumerGroupActiveError when the group has members; call before a sync so that it fails before any work. */
+export async function assertGroupIdle(cluster: KafkaCluster, group: string): Promise<void> {
+  const activity = await describeGroup(cluster, group);
+  if (activity.exists && !idleStates.has(activity.state)) throw new ConsumerGroupActiveError(activity);
+}
+
+/**
+ * Commits the offsets (next offset to read, per partition) for the group, without joining it.
+ * Partitions not in `offsets` keep their committed offset. Throws ConsumerGroupActiveError when
+ * the group has members.
+ */
+export async function commitGroupOffsets(
+  cluster: KafkaCluster,
+  group: string,
+  offsets: TopicPartitionOffsets,
+): Promise<void> {
+  const topics = [...offsets]
+    .filter(([, partitions]) => partitions.size > 0)
+    .map(([name, partitions]) => ({
+      name,
+      partitionOffsets: [...partitions].map(([partition, offset]) => ({ partition, offset })),
+    }));
+  if (topics.length === 0) return;
+  try {
+    await cluster.admin.alterConsumerGroupOffsets({ groupId: group, topics });
+  } catch (error) {
+    if (hasProtocolError(error, ...memberErrors)) {
+      const activity = await describeGroup(cluster, group).catch(
+        (): GroupActivity => ({
+          group,
+          exists: true,
+          state: protocolErrorId(error) ?? "unknown",
+          type: undefined,
+          members: [],
+        }),
+      );
+      throw new ConsumerGroupActiveError(activity, { cause: error });
+    }
+    if (hasProtocolError(error, "GROUP_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILED")) {
+      throw new KafkaError(
+        `committing the offsets of consumer group ${group} was refused (${protocolErrorId(error)}): ` +
+          "the principal needs Read on the group and on its topics",
+        { cause: error },
+      );
+    }
+    throw (
+      cluster.connectionError(error) ??
+      new KafkaError(
+        `committing the offsets of consumer group ${group} failed: ${cluster.scrub(describeCause(error))}`,
+        {
+          cause: error,
+        },
+      )
+    );
+  }
+}
+
+/**
+ * The group's committed offsets (next offset to read), read without joining the group: for the
+ * partitions of `topics`, or for every topic the group has offsets for when `topics` is omitted.
+ * Partitions without a committed offset are absent.
+ */
+export async function readGroupOffsets(
+  cluster: KafkaCluster,
+  group: string,
+  topics?: readonly TopicPartitions[],
+): Promise<TopicPartitionOffsets> {
+  const request = topics
+    ? {
+        groupId: group,
+        topics: topics.map(({ topic, partitions }) => ({
+          name: topic,
+          partitionIndexes: Array.from({ length: partitions }, (_, i) => i),
+        })),
+      }
+    : group;
+  const groups = await cluster.run(`reading the committed offsets of consumer group ${group}`, (admin) =>
+    admin.listConsumerGroupOffsets({ groups: [request] }),
+  );
+  const offsets: TopicPartitionOffsets = new Map();
+  for (const { topics: listed } of groups) {
+    for (const { name, partitions } of listed) {
+      for (const { partitionIndex, committedOffset } of partitions) {
+        // -1 is the broker's "no committed offset".
+        if (committedOffset < 0n) continue;
+        let byPartition = offsets.get(name);
+        if (!byPartition) {
+          byPartition = new Map();
+          offsets.set(name, byPartition);
+        }
+        byPartition.set(partitionIndex, committedOffset);
+      }
+    }
+  }
+  return offsets;
+}

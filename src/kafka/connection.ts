@@ -1,0 +1,341 @@
+// How floe reaches a Kafka cluster: the connection settings of a job mapped onto the options of
+// @platformatic/kafka, one handle that owns the admin client, and connection failures turned into
+// one error that names the bootstrap servers and says what to check. No message ever contains the
+// password: errors are built from the settings minus the secret, and library text is scrubbed.
+import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import type { ConnectionOptions as TlsOptions } from "node:tls";
+import { inspect } from "node:util";
+import { Admin, type BaseOptions, Consumer } from "@platformatic/kafka";
+import { describeCause, KafkaError, walk } from "./errors.ts";
+
+export type SecurityProtocol = "PLAINTEXT" | "SASL_PLAINTEXT" | "SASL_SSL" | "SSL";
+export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
+
+/** A secret that prints as *** and gives its value on demand, like the job config's Secret. */
+export interface Revealable {
+  reveal(): string;
+}
+
+export interface KafkaSasl {
+  mechanism: SaslMechanism;
+  username: string;
+  /** The password, or a Revealable holding it, so that the settings never print it. */
+  password: string | Revealable;
+}
+
+/**
+ * TLS material. `ca`, `cert` and `key` are each either PEM text (starts with "-----BEGIN") or
+ * the path of a PEM file: paths suit job files, PEM text suits secrets injected through `${ENV}`.
+ */
+export interface KafkaTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  /** Accept any broker certificate and host name. For test clusters only. */
+  insecureSkipVerify?: boolean;
+}
+
+export interface KafkaSecurity {
+  protocol: SecurityProtocol;
+  sasl?: KafkaSasl;
+  tls?: KafkaTls;
+}
+
+export interface KafkaConnectionConfig {
+  /** host:port of one or more brokers; the others are discovered from the cluster metadata. */
+  bootstrapServers: string[];
+  clientId?: string;
+  security: KafkaSecurity;
+}
+
+const defaultClientId = "floe";
+
+/** The settings are inconsistent (e.g. SASL_SSL without credentials); raised before any connection. */
+export class KafkaConfigError extends KafkaError {
+  override name = "KafkaConfigError";
+}
+
+/** No broker could be reached, or it refused our TLS or SASL handshake. */
+export class KafkaConnectionError extends KafkaError {
+  override name = "KafkaConnectionError";
+  readonly bootstrapServers: readonly string[];
+  /** What to check, in words a user can act on. */
+  readonly hint: string;
+
+  constructor(bootstrapServers: readonly string[], summary: string, hint: string, options?: ErrorOptions) {
+    super(`${summary}. ${hint}`, options);
+    this.bootstrapServers = bootstrapServers;
+    this.hint = hint;
+  }
+}
+
+/**
+ * The options of an @platformatic/kafka client (Admin, Consumer, Producer) for these settings.
+ * Throws KafkaConfigError when the settings contradict each other or a PEM file cannot be read.
+ */
+export function clientOptions(config: KafkaConnectionConfig): BaseOptions {
+  validate(config);
+  const { protocol, sasl, tls } = config.security;
+  const options: BaseOptions = {
+    clientId: config.clientId ?? defaultClientId,
+    bootstrapBrokers: [...config.bootstrapServers],
+  };
+  if (protocol === "SSL" || protocol === "SASL_SSL") {
+    options.tls = tlsOptions(tls ?? {});
+    // Node sends no SNI unless asked, and brokers behind a shared endpoint (most managed Kafka)
+    // route by SNI. `true` sends each broker's own host name; Node refuses an IP as SNI, so a
+    // cluster addressed by IP goes without.
+    if (!config.bootstrapServers.every((server) => isIP(hostOf(server)) !== 0)) options.tlsServerName = true;
+  }
+  if (protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL") {
+    const { mechanism, username, password } = sasl!;
+    // A provider rather than the string: the library's options then hold no password to print.
+    options.sasl = { mechanism, username, password: () => reveal(password) };
+  }
+  return options;
+}
+
+/** "127.0.0.1:9092 over SASL_SSL (SCRAM-SHA-512 as 'floe')": the settings as a user may see them, never the password. */
+export function describeConnection(config: KafkaConnectionConfig): string {
+  const { protocol, sasl } = config.security;
+  const servers = config.bootstrapServers.join(", ") || "(no bootstrap server)";
+  const who = sasl && protocol.startsWith("SASL") ? ` (${sasl.mechanism} as '${sasl.username}')` : "";
+  return `${servers} over ${protocol}${who}`;
+}
+
+/**
+ * The handle on one cluster: it owns the admin client that discovery, planning and offset commits
+ * share, and makes consumers with the same settings for the reads (each read thread has its own
+ * connections and fetch session). Close it when done.
+ */
+export class KafkaCluster {
+  readonly config: KafkaConnectionConfig;
+  readonly description: string;
+  readonly #options: BaseOptions;
+  readonly #admin: Admin;
+
+  private constructor(config: KafkaConnectionConfig) {
+    this.#options = clientOptions(config);
+    this.config = config;
+    this.description = describeConnection(config);
+    this.#admin = new Admin(this.#options);
+  }
+
+  /** Connects and fetches the cluster metadata once, so that a wrong address or credential fails here, clearly. */
+  static async connect(config: KafkaConnectionConfig): Promise<KafkaCluster> {
+    const cluster = new KafkaCluster(config);
+    try {
+      await cluster.#admin.metadata({ topics: [], forceUpdate: true });
+    } catch (error) {
+      await cluster.close().catch(() => {});
+      throw cluster.connectionError(error) ?? error;
+    }
+    return cluster;
+  }
+
+  /** The admin client, for the modules of src/kafka/. */
+  get admin(): Admin {
+    return this.#admin;
+  }
+
+  /**
+   * A consumer that never joins a group: reads use explicit offsets and `fetch`, so its group id
+   * is a placeholder the broker never sees. The caller closes it.
+   */
+  newConsumer(options: { retries?: number; retryDelay?: number } = {}): Consumer {
+    return new Consumer({ ...this.#options, ...options, groupId: `${this.#options.clientId}-reader` });
+  }
+
+  /**
+   * Runs an admin operation. A connection failure becomes a KafkaConnectionError; any other error
+   * becomes a KafkaError saying what was being done, with the library's error as its cause.
+   */
+  async run<T>(what: string, work: (admin: Admin) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.#admin);
+    } catch (error) {
+      if (error instanceof KafkaError) throw error;
+      throw (
+        this.connectionError(error) ??
+        new KafkaError(`${what} failed: ${this.scrub(describeCause(error))}`, { cause: error })
+      );
+    }
+  }
+
+  /** The KafkaConnectionError for a library error that is a connection failure, else undefined. */
+  connectionError(error: unknown): KafkaConnectionError | undefined {
+    const diagnosis = diagnose(this.config, error);
+    if (!diagnosis) return undefined;
+    const summary = `cannot connect to Kafka at ${this.description}: ${diagnosis.problem} (${this.scrub(describeCause(error))})`;
+    return new KafkaConnectionError(this.config.bootstrapServers, summary, diagnosis.hint, { cause: error });
+  }
+
+  /** Removes the password from text that came from elsewhere (library messages), should it ever appear. */
+  scrub(text: string): string {
+    const sasl = this.config.security.sasl;
+    const password = sasl ? reveal(sasl.password) : "";
+    return password ? text.replaceAll(password, "***") : text;
+  }
+
+  async close(): Promise<void> {
+    await this.#admin.close();
+  }
+
+  // console.log(cluster) must not print the settings, which hold the password.
+  [inspect.custom](): string {
+    return `KafkaCluster(${this.description})`;
+  }
+}
+
+function validate(config: KafkaConnectionConfig): void {
+  const { protocol, sasl, tls } = config.security;
+  if (config.bootstrapServers.length === 0) throw new KafkaConfigError("bootstrap_servers lists no server");
+  for (const server of config.bootstrapServers) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(server)) {
+      throw new KafkaConfigError(
+        `bootstrap server '${server}' is not host:port (an IPv6 host goes in brackets: [::1]:9092)`,
+      );
+    }
+  }
+  const usesSasl = protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL";
+  const usesTls = protocol === "SSL" || protocol === "SASL_SSL";
+  if (usesSasl && !sasl) {
+    throw new KafkaConfigError(`security.protocol ${protocol} needs security.sasl (mechanism, username, password)`);
+  }
+  // Credentials or certificates that the protocol would silently ignore are a mistake worth stopping for.
+  if (!usesSasl && sasl) {
+    throw new KafkaConfigError(
+      `security.sasl is set but security.protocol ${protocol} does not use SASL: use SASL_PLAINTEXT or SASL_SSL`,
+    );
+  }
+  if (!usesTls && tls) {
+    throw new KafkaConfigError(
+      `security.tls is set but security.protocol ${protocol} does not use TLS: use SSL or SASL_SSL`,
+    );
+  }
+  if (sasl && !["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"].includes(sasl.mechanism)) {
+    throw new KafkaConfigError(`sasl.mechanism '${sasl.mechanism}' is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512`);
+  }
+  if (sasl && (!sasl.username || !reveal(sasl.password))) {
+    throw new KafkaConfigError(`security.sasl needs a username and a password for ${sasl.mechanism}`);
+  }
+  if (tls && Boolean(tls.cert) !== Boolean(tls.key)) {
+    throw new KafkaConfigError("security.tls needs both cert and key for a client certificate, or neither");
+  }
+}
+
+function reveal(password: string | Revealable): string {
+  return typeof password === "string" ? password : password.reveal();
+}
+
+function tlsOptions(tls: KafkaTls): TlsOptions {
+  const options: TlsOptions = {};
+  if (tls.ca) options.ca = pem("ca", tls.ca);
+  if (tls.cert) options.cert = pem("cert", tls.cert);
+  if (tls.key) options.key = pem("key", tls.key);
+  if (tls.insecureSkipVerify) {
+    options.rejectUnauthorized = false;
+    options.checkServerIdentity = () => undefined;
+  }
+  return options;
+}
+
+function pem(field: string, value: string): string {
+  if (value.trimStart().startsWith("-----BEGIN")) return value;
+  try {
+    return readFileSync(value, "utf8");
+  } catch (error) {
+    throw new KafkaConfigError(`security.tls.${field}: cannot read PEM file '${value}' (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+}
+
+function hostOf(server: string): string {
+  const end = server.lastIndexOf(":");
+  const host = end < 0 ? server : server.slice(0, end);
+  return host.startsWith("[") ? host.slice(1, -1) : host;
+}
+
+interface Diagnosis {
+  problem: string;
+  hint: string;
+}
+
+const certificateCodes = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/** Says what went wrong and what to check, when the error is a failure to connect or to authenticate. */
+function diagnose(config: KafkaConnectionConfig, error: unknown): Diagnosis | undefined {
+  const { protocol, sasl } = config.security;
+  const servers = config.bootstrapServers.join(", ");
+  let network = false;
+  for (const e of walk(error)) {
+    const code = (e as { code?: unknown }).code;
+    const apiId = (e as { apiId?: unknown }).apiId;
+    const message = e instanceof Error ? e.message : "";
+    if (code === "ECONNREFUSED") {
+      return {
+        problem: "connection refused",
+        hint: `Check that a broker listens on ${servers} and that the host and port are right.`,
+      };
+    }
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+      return {
+        problem: "host name not found",
+        hint: `Check the host names of ${servers} and the DNS of this machine.`,
+      };
+    }
+    if (message.includes("Broker requires TLS")) {
+      return {
+        problem: "the broker speaks TLS",
+        hint: `The listener at ${servers} expects TLS: set security.protocol to SSL or SASL_SSL, or use the port of the plaintext listener.`,
+      };
+    }
+    if (message.includes("TLS handshake failed")) {
+      return {
+        problem: "TLS handshake failed",
+        hint: `security.protocol is ${protocol} but the listener at ${servers} does not seem to speak TLS: use PLAINTEXT or SASL_PLAINTEXT, or the port of the TLS listener.`,
+      };
+    }
+    if (typeof code === "string" && certificateCodes.has(code)) {
+      return {
+        problem: `the broker's certificate was rejected (${code})`,
+        hint: "Set security.tls.ca to the CA that signed the broker certificate, check that the certificate names the host you connect to, or set insecure_skip_verify for a test cluster.",
+      };
+    }
+    if (message.includes("Cannot find a suitable SASL mechanism") || apiId === "UNSUPPORTED_SASL_MECHANISM") {
+      return {
+        problem: `the broker does not offer SASL ${sasl?.mechanism ?? ""}`.trimEnd(),
+        hint: "Check security.sasl.mechanism against the mechanisms the listener enables, and that the port is a SASL listener.",
+      };
+    }
+    if (apiId === "SASL_AUTHENTICATION_FAILED" || apiId === "ILLEGAL_SASL_STATE") {
+      return {
+        problem: `authentication failed for user '${sasl?.username ?? "?"}'`,
+        hint: `Check security.sasl.username, security.sasl.password and the mechanism (${sasl?.mechanism ?? "none"}).`,
+      };
+    }
+    if (code === "PLT_KFK_AUTHENTICATION") {
+      return {
+        problem: "SASL authentication failed",
+        hint: `Check security.sasl.username, security.sasl.password and the mechanism (${sasl?.mechanism ?? "none"}).`,
+      };
+    }
+    if (code === "PLT_KFK_NETWORK" || code === "PLT_KFK_TIMEOUT" || code === "ETIMEDOUT") network = true;
+  }
+  if (network) {
+    return {
+      problem: "the connection failed or timed out",
+      hint: `Check that ${servers} is reachable from this machine (firewall, VPN) and that security.protocol (${protocol}) matches the listener.`,
+    };
+  }
+  return undefined;
+}

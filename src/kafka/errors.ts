@@ -1,0 +1,78 @@
+// The errors src/kafka/ raises, and how it reads the errors of @platformatic/kafka.
+//
+// The library nests its errors deeply (MultipleErrors > ResponseError > ProtocolError, or
+// MultipleErrors > NetworkError > the socket error), and its top message is usually the least
+// useful one ("Cannot connect to any broker."). Our messages name the topic, partition and
+// offset concerned and end with the root cause in one line, so that a log line is enough.
+
+/** Base class of every error src/kafka/ raises on purpose; `cause` holds the library's error, if any. */
+export class KafkaError extends Error {
+  override name = "KafkaError";
+}
+
+/**
+ * A Kafka protocol error code as the library reports it (`apiId`, e.g. "OFFSET_OUT_OF_RANGE"),
+ * searched through the whole error tree; undefined when the failure is not a broker answer.
+ */
+export function protocolErrorId(error: unknown): string | undefined {
+  for (const e of walk(error)) {
+    const apiId = (e as { apiId?: unknown }).apiId;
+    if (typeof apiId === "string") return apiId;
+  }
+  return undefined;
+}
+
+/** Whether any error in the tree has the given protocol error id. */
+export function hasProtocolError(error: unknown, ...apiIds: string[]): boolean {
+  for (const e of walk(error)) {
+    const apiId = (e as { apiId?: unknown }).apiId;
+    if (typeof apiId === "string" && apiIds.includes(apiId)) return true;
+  }
+  return false;
+}
+
+/**
+ * The chain of messages from the outermost error to its root cause, deduplicated, in one line:
+ * "Cannot connect to any broker. > Connection to 127.0.0.1:9999 failed. > connect ECONNREFUSED 127.0.0.1:9999".
+ * Only the first branch of an aggregate is followed: the siblings are, in practice, the same
+ * failure on other brokers or partitions.
+ */
+export function describeCause(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
+    const message = messageOf(current);
+    if (message && !messages.includes(message)) messages.push(message);
+    current = childOf(current);
+  }
+  return messages.join(" > ") || String(error);
+}
+
+/** Every error of the tree, depth first: the error, its aggregated errors and its causes. */
+export function* walk(error: unknown, depth = 0): Generator<object> {
+  if (typeof error !== "object" || error === null || depth > 10) return;
+  yield error;
+  const errors = (error as { errors?: unknown }).errors;
+  if (Array.isArray(errors)) for (const e of errors) yield* walk(e, depth + 1);
+  yield* walk((error as { cause?: unknown }).cause, depth + 1);
+}
+
+function childOf(error: unknown): unknown {
+  if (typeof error !== "object" || error === null) return undefined;
+  const errors = (error as { errors?: unknown }).errors;
+  if (Array.isArray(errors) && errors.length > 0) return errors[0];
+  return (error as { cause?: unknown }).cause;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const apiId = (error as { apiId?: unknown }).apiId;
+    // Protocol errors carry the broker's own explanation separately from the generic text of the code.
+    const serverMessage = (error as { serverErrorMessage?: unknown }).serverErrorMessage;
+    const parts = [error.message.trim()];
+    if (typeof apiId === "string") parts.push(`(${apiId})`);
+    if (typeof serverMessage === "string" && serverMessage) parts.push(`broker says: ${serverMessage}`);
+    return parts.join(" ");
+  }
+  return typeof error === "string" ? error : "";
+}
