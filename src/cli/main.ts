@@ -1,12 +1,17 @@
 // floe's command line. One file per command lives beside this one; this file only wires them.
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { ExitCode } from "./exit-codes.ts";
+import { registerSync } from "./sync.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 const program = new Command("floe")
   .description("Land Kafka topics in Apache Iceberg tables: one row per key (v3 deletion vectors) or per message.")
   .version(pkg.version, "-V, --version")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
+
+registerSync(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,13 @@
+// Exit codes of every floe command, for scripts and schedulers.
+export const ExitCode = {
+  OK: 0,
+  /** The run failed: Kafka, the catalog or a commit; nothing past the last successful commit landed. */
+  FAILED: 1,
+  /** The command line or the job file is wrong; nothing was done. */
+  USAGE: 2,
+  /** Messages expired unread (retention); rerun with --accept-data-loss to go on. */
+  DATA_LOSS: 3,
+  /** Reading stopped early (broker loss, rebalance, Ctrl-C): what was read landed; run again to resume. */
+  PARTIAL: 4,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,0 +1,63 @@
+// The sync report: a table on the terminal, or JSON for scripts (--json). Numbers only; no
+// secret is ever part of a report.
+import type { SyncReport } from "../sync/sync.ts";
+
+export function reportToJson(report: SyncReport): string {
+  return JSON.stringify(report, (_key, value) => (typeof value === "bigint" ? value.toString() : value), 2);
+}
+
+export function reportToText(report: SyncReport): string {
+  const header = [
+    "table",
+    "mode",
+    "messages",
+    "bytes",
+    "data files",
+    "DVs",
+    "records",
+    "deleted",
+    "dead letters",
+    "ms",
+  ];
+  const rows = report.tables.map((t) => [
+    t.table,
+    t.mode,
+    String(t.messagesRead),
+    String(t.bytesRead),
+    String(t.dataFilesAdded),
+    String(t.deletionVectorsAdded),
+    String(t.recordsAdded),
+    String(t.positionsDeleted),
+    String(t.deadLetters),
+    String(Math.round(t.durationMs)),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  const notes: string[] = [];
+  for (const t of report.tables) {
+    if (t.columnsAdded.length > 0) notes.push(`${t.table}: new columns ${t.columnsAdded.join(", ")}`);
+    if (t.tombstonesIgnored > 0) {
+      notes.push(
+        `${t.table}: ${t.tombstonesIgnored} tombstones ignored (deletes need _kafka_key as the only dedup key)`,
+      );
+    }
+    if (t.skipped > 0) notes.push(`${t.table}: ${t.skipped} bad messages skipped (on_error: skip)`);
+  }
+  for (const s of report.skippedTopics) notes.push(`skipped topic ${s.topic}: ${s.reason}`);
+  for (const l of report.lostMessages) {
+    notes.push(
+      `${l.topic} partition ${l.partition}: ${l.lost} messages expired unread (accepted with --accept-data-loss)`,
+    );
+  }
+  if (report.status === "partial")
+    notes.push(
+      `reading stopped early (${report.readError ?? report.readStatus}); what was read landed, run again to resume`,
+    );
+  out.push("", `${report.messagesRead} messages in ${(report.durationMs / 1000).toFixed(2)} s, ${report.status}`);
+  return [...out, ...notes].join("\n");
+}

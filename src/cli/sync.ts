@@ -1,0 +1,89 @@
+// floe sync --config job.yaml: one sync, from the committed offsets to the high watermarks
+// listed at its start, then exit. Ctrl-C stops reading and commits what was read.
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { ConfigError } from "../config/config-error.ts";
+import { loadJob } from "../config/load-job.ts";
+import { TopicSelectionError } from "../config/topics.ts";
+import { MessagesLostError } from "../kafka/plan.ts";
+import { EngineConflictError, runSync, type SyncProgress } from "../sync/sync.ts";
+import { ExitCode } from "./exit-codes.ts";
+import { reportToJson, reportToText } from "./report.ts";
+
+interface SyncFlags {
+  config: string;
+  json?: boolean;
+  acceptDataLoss?: boolean;
+  stateDir?: string;
+}
+
+export function registerSync(program: Command): void {
+  program
+    .command("sync")
+    .description("drain the job's topics into their Iceberg tables once, then exit")
+    .requiredOption("-c, --config <file>", "job file (YAML)")
+    .option("--json", "print the report as JSON")
+    .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
+    .option("--state-dir <dir>", "where the upsert key indexes live (default: .floe next to the job file)")
+    .addHelpText(
+      "after",
+      `
+Example:
+  floe sync --config job.yaml
+  floe sync --config job.yaml --json > report.json
+
+Exit codes: 0 done, 1 failed, 2 bad job file or usage, 3 messages expired unread, 4 stopped early (what was read landed)`,
+    )
+    .action(async (flags: SyncFlags) => {
+      process.exitCode = await sync(flags);
+    });
+}
+
+async function sync(flags: SyncFlags): Promise<ExitCode> {
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const progress = process.stderr.isTTY && !flags.json ? progressLine() : undefined;
+  try {
+    const job = await loadJob(flags.config);
+    const report = await runSync(job, {
+      stateDir: resolve(flags.stateDir ?? resolve(dirname(flags.config), ".floe", job.name)),
+      acceptDataLoss: flags.acceptDataLoss === true,
+      signal: abort.signal,
+      ...(progress ? { onProgress: progress.update } : {}),
+    });
+    progress?.done();
+    process.stdout.write(`${flags.json ? reportToJson(report) : reportToText(report)}\n`);
+    return report.status === "complete" ? ExitCode.OK : ExitCode.PARTIAL;
+  } catch (error) {
+    progress?.done();
+    const message = error instanceof Error ? error.message : String(error);
+    if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    else process.stderr.write(`floe sync: ${message}\n`);
+    if (error instanceof MessagesLostError) return ExitCode.DATA_LOSS;
+    if (error instanceof ConfigError || error instanceof TopicSelectionError || error instanceof EngineConflictError) {
+      return ExitCode.USAGE;
+    }
+    return ExitCode.FAILED;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/** A one-line progress display on stderr, redrawn in place. */
+function progressLine() {
+  let planned = 0n;
+  const draw = (text: string) => process.stderr.write(`\r\x1b[2K${text}`);
+  return {
+    update(event: SyncProgress) {
+      if (event.kind === "planned") planned = event.messages;
+      else if (event.kind === "read") draw(`reading ${event.messages} / ${planned} messages`);
+      else draw(`committed ${event.table}`);
+    },
+    done() {
+      process.stderr.write("\r\x1b[2K");
+    },
+  };
+}

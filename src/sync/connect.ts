@@ -1,0 +1,64 @@
+// From the job file's settings to the Kafka cluster and the Iceberg catalog they name. The job
+// keeps secrets wrapped (config/secret.ts); they are revealed here, at the last moment, and
+// only to the client that sends them.
+import type { CatalogSettings, KafkaSource } from "../config/job-config.ts";
+import type { CatalogConfig } from "../iceberg/catalog/load-catalog.ts";
+import type { KafkaConnectionConfig } from "../kafka/connection.ts";
+
+export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
+  const security = source.security;
+  return {
+    bootstrapServers: [...source.bootstrapServers],
+    security: {
+      protocol: security.protocol,
+      ...("sasl" in security ? { sasl: { ...security.sasl } } : {}),
+      ...("tls" in security
+        ? {
+            tls: {
+              ...(security.tls.ca === undefined ? {} : { ca: security.tls.ca }),
+              ...(security.tls.clientCertificate ?? {}),
+              insecureSkipVerify: security.tls.insecureSkipVerify,
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+export function catalogConfig(settings: CatalogSettings): CatalogConfig {
+  switch (settings.type) {
+    case "sql":
+      return { type: "sql", name: "floe", warehouse: settings.warehouse };
+    case "rest": {
+      const credential = settings.credential;
+      return {
+        type: "rest",
+        uri: settings.uri,
+        ...(settings.warehouse === undefined ? {} : { warehouse: settings.warehouse }),
+        ...(credential === undefined
+          ? {}
+          : "token" in credential
+            ? { credential: { token: credential.token.reveal() } }
+            : {
+                credential: {
+                  clientId: credential.clientId,
+                  clientSecret: credential.clientSecret.reveal(),
+                  ...(credential.scope === undefined ? {} : { scope: credential.scope }),
+                  ...(credential.oauth2ServerUri === undefined ? {} : { oauth2ServerUri: credential.oauth2ServerUri }),
+                },
+              }),
+      };
+    }
+    case "unity": {
+      const credential = settings.credential;
+      return {
+        type: "unity",
+        workspaceUrl: settings.workspaceUrl,
+        catalog: settings.catalog,
+        ...("token" in credential
+          ? { token: credential.token.reveal() }
+          : { clientId: credential.clientId, clientSecret: credential.clientSecret.reveal() }),
+      };
+    }
+  }
+}

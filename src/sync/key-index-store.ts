@@ -1,0 +1,96 @@
+// The upsert key index of a table, kept beside the job (DESIGN "Upsert: finding the old row"):
+// loaded from its file, caught up from the snapshots committed since it was saved (by another
+// writer, a compaction, or a sync that died between its commit and saving the index), or
+// rebuilt from the `_floe_id` column of the live data files when it cannot be caught up. It is
+// a cache of the table, never the truth: a missing or foreign file only costs a rebuild.
+import { join } from "node:path";
+import { FLOE_ID } from "../decode/system-columns.ts";
+import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
+import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
+import { type FileSnapshot, planFiles } from "../iceberg/scan/plan-files.ts";
+import { findField } from "../iceberg/spec/schema.ts";
+import { currentSchema, currentSnapshot, snapshotById } from "../iceberg/spec/table-metadata.ts";
+import type { Table } from "../iceberg/table.ts";
+import { catchUp, type DataFileKeys, rebuildKeyIndex } from "../upsert/catch-up.ts";
+import { KEY_HASH_WORDS, keyHashes, parseKeyHash } from "../upsert/key-hash.ts";
+import { KeyIndex } from "../upsert/key-index.ts";
+import { loadKeyIndex, saveKeyIndex } from "../upsert/key-index-file.ts";
+
+export class KeyIndexStore {
+  readonly path: string;
+  private readonly scope: string;
+
+  constructor(stateDir: string, table: Table, dedupKeys: readonly string[]) {
+    this.path = join(stateDir, `${table.name}.keyindex`);
+    // A recreated table (new uuid) or other dedup keys make a saved index foreign.
+    this.scope = `${table.metadata.tableUuid}|${dedupKeys.join(",")}`;
+  }
+
+  /** The index as of the table's current snapshot. */
+  async open(table: Table): Promise<KeyIndex> {
+    const current = currentSnapshot(table.metadata);
+    if (!current) return new KeyIndex(this.scope, null);
+    const currentId = current.snapshotId;
+    const saved = await loadKeyIndex(this.path, this.scope);
+    if (saved && saved.snapshotId === currentId) return saved;
+    const now = await planFiles(table, current);
+    const then = saved?.snapshotId != null ? snapshotById(table.metadata, saved.snapshotId) : undefined;
+    if (saved && then) {
+      const before = await planFiles(table, then);
+      catchUp(saved, {
+        snapshotId: currentId,
+        removedFiles: [...before.dataFiles.keys()].filter((path) => !now.dataFiles.has(path)),
+        deletedRows: await changedDeletionVectors(table, before, now),
+        addedFiles: await Promise.all(
+          [...now.dataFiles.values()]
+            .filter(({ entry }) => !before.dataFiles.has(entry.file.filePath))
+            .sort((a, b) => Number(a.entry.sequenceNumber! - b.entry.sequenceNumber!))
+            .map(({ entry }) => dataFileKeys(table, now, entry.file.filePath)),
+        ),
+      });
+      return saved;
+    }
+    const live = [...now.dataFiles.values()].sort((a, b) => Number(a.entry.sequenceNumber! - b.entry.sequenceNumber!));
+    const files = await Promise.all(live.map(({ entry }) => dataFileKeys(table, now, entry.file.filePath)));
+    return rebuildKeyIndex(this.scope, currentId, files).index;
+  }
+
+  save(index: KeyIndex): Promise<void> {
+    return saveKeyIndex(index, this.path);
+  }
+}
+
+async function changedDeletionVectors(table: Table, before: FileSnapshot, now: FileSnapshot) {
+  const changed = [...now.deletionVectors].filter(([path, dv]) => {
+    const old = before.deletionVectors.get(path);
+    return before.dataFiles.has(path) && (!old || old.entry.file.filePath !== dv.entry.file.filePath);
+  });
+  return Promise.all(
+    changed.map(async ([path, dv]) => ({
+      path,
+      positions: (await readDeletedPositions(table.io, dv.entry.file)).toArray(),
+    })),
+  );
+}
+
+/** The key hashes of a data file's rows, from its `_floe_id` column, and its deleted rows. */
+async function dataFileKeys(table: Table, plan: FileSnapshot, path: string): Promise<DataFileKeys> {
+  const schema = currentSchema(table.metadata);
+  const field = findField(schema, FLOE_ID);
+  if (!field) throw new Error(`${table.name}: no ${FLOE_ID} column, so its rows cannot be matched by key`);
+  const { rowCount, columns } = await readKeyColumns(await table.io.read(path), schema, [field.id]);
+  const ids = columns.get(field.id)!;
+  const hashes = keyHashes(rowCount);
+  const unkeyed: number[] = [];
+  for (let row = 0; row < rowCount; row++) {
+    const id = ids[row];
+    // A row without a readable _floe_id (written by another tool) has no key to match: not indexed.
+    if (typeof id !== "string" || !parseKeyHash(id, hashes, row)) {
+      unkeyed.push(row);
+      hashes.fill(0, row * KEY_HASH_WORDS, (row + 1) * KEY_HASH_WORDS);
+    }
+  }
+  const dv = plan.deletionVectors.get(path);
+  const deleted = dv ? Array.from((await readDeletedPositions(table.io, dv.entry.file)).toArray(), Number) : [];
+  return { path, keyHashes: hashes, deletedPositions: [...deleted, ...unkeyed] };
+}

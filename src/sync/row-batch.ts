@@ -1,0 +1,71 @@
+// Messages -> the rows of a table's Parquet files: the system columns (issue 4, Behaviour 3)
+// and the record's fields, each converted once to its column's representation and appended to
+// the column builders by field id (no object per row).
+import { type ColumnConverter, columnConverter } from "../decode/column-value.ts";
+import type { JsonRecord } from "../decode/json-message.ts";
+import {
+  CDC_TIMESTAMP,
+  FLOE_ID,
+  FLOE_TIMESTAMP,
+  isSystemColumn,
+  KAFKA_KEY,
+  KAFKA_OFFSET,
+  KAFKA_PARTITION,
+  KAFKA_TIMESTAMP,
+  millisToMicros,
+  OP_TYPE,
+  type OpType,
+} from "../decode/system-columns.ts";
+import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
+import type { AnyColumn } from "../iceberg/parquet/column-builders.ts";
+import type { Schema } from "../iceberg/spec/schema.ts";
+import { isPrimitive } from "../iceberg/spec/types.ts";
+import { formatKeyHash } from "../upsert/key-hash.ts";
+import type { RowMessages } from "./stream-batch.ts";
+
+interface RecordColumn {
+  name: string;
+  column: AnyColumn;
+  convert: ColumnConverter;
+}
+
+export class RowBatch {
+  readonly builder: ColumnBatchBuilder;
+  private readonly system: Partial<Record<string, AnyColumn>> = {};
+  private readonly recordColumns: RecordColumn[] = [];
+  private readonly writtenAtMicros = millisToMicros(Date.now());
+
+  constructor(schema: Schema) {
+    this.builder = new ColumnBatchBuilder(schema);
+    for (const field of schema.fields) {
+      const column = this.builder.column(field.id);
+      if (isSystemColumn(field.name)) {
+        this.system[field.name] = column;
+      } else if (isPrimitive(field.type)) {
+        this.recordColumns.push({ name: field.name, column, convert: columnConverter(field.type) });
+      }
+    }
+  }
+
+  /** Appends message `i` of `rows` with its op type and, when keyed, its key hash. */
+  append(rows: RowMessages, i: number, op: OpType, hashes: Uint32Array | undefined): void {
+    const timestamp = millisToMicros(rows.timestamps[i]!);
+    const s = this.system;
+    s[KAFKA_KEY]?.appendValue(rows.keys[i]);
+    s[KAFKA_PARTITION]?.appendValue(rows.partitions[i]);
+    s[KAFKA_OFFSET]?.appendValue(rows.offsets[i]);
+    s[KAFKA_TIMESTAMP]?.appendValue(timestamp);
+    s[FLOE_ID]?.appendValue(hashes ? formatKeyHash(hashes, i) : null);
+    s[OP_TYPE]?.appendValue(op);
+    s[FLOE_TIMESTAMP]?.appendValue(this.writtenAtMicros);
+    s[CDC_TIMESTAMP]?.appendValue(timestamp);
+    const record: JsonRecord | null = rows.records[i]!;
+    if (record !== null) {
+      for (const { name, column, convert } of this.recordColumns) {
+        const value = record[name];
+        if (value !== undefined && value !== null) column.appendValue(convert(value));
+      }
+    }
+    this.builder.endRow();
+  }
+}

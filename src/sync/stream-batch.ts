@@ -1,0 +1,152 @@
+// The messages of one topic read by a sync, decoded and sorted into what becomes rows of the
+// topic's table, what becomes rows of its dead-letter table, and what is only counted.
+// Schema inference sees every record here, while reading, so a type change fails the sync
+// before anything is written (issue 4, Behaviour 2).
+import type { SelectedTopic } from "../config/topics.ts";
+import { SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
+import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
+import { kafkaKeyText } from "../decode/system-columns.ts";
+import type { KafkaMessage } from "../kafka/read.ts";
+
+/** Why a message went to the dead-letter table: the decoder's reasons and the sync's own. */
+export type RejectReason = BadMessageKind | "missing-dedup-key";
+
+export interface RejectedMessage {
+  partition: number;
+  offset: bigint;
+  timestamp: bigint;
+  key: string | null;
+  /** Base64 of the value bytes, copied: the fetch buffer they came in is not kept. */
+  value: string | null;
+  reason: RejectReason;
+  detail: string;
+}
+
+/** A message that becomes a row (or, as a tombstone, deletes one). Struct of arrays, by message. */
+export interface RowMessages {
+  count: number;
+  partitions: number[];
+  offsets: bigint[];
+  timestamps: bigint[];
+  keys: (string | null)[];
+  /** Null for a tombstone. */
+  records: (JsonRecord | null)[];
+}
+
+export interface StreamCounters {
+  messages: number;
+  bytes: number;
+  rejected: Record<RejectReason, number>;
+  /** Rejected messages dropped by on_error: skip. */
+  skipped: number;
+  /** Tombstones of an upsert stream keyed on payload fields: they name no row to delete. */
+  tombstonesIgnored: number;
+}
+
+/** The dead-letter table already holds messages below these offsets (a replay skips them). */
+export type DeadLetterWatermarks = ReadonlyMap<number, bigint>;
+
+export class StreamBatch {
+  readonly topic: string;
+  readonly selection: SelectedTopic;
+  readonly inference: SchemaInference;
+  readonly rows: RowMessages = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], records: [] };
+  readonly rejected: RejectedMessage[] = [];
+  readonly counters: StreamCounters = {
+    messages: 0,
+    bytes: 0,
+    rejected: {
+      "invalid-utf8": 0,
+      "not-json": 0,
+      "not-object": 0,
+      "confluent-framed-without-registry": 0,
+      "missing-dedup-key": 0,
+    },
+    skipped: 0,
+    tombstonesIgnored: 0,
+  };
+  private readonly deadLetterWatermarks: DeadLetterWatermarks;
+  /** Tombstones delete only when the Kafka key is the dedup key: it is all a tombstone carries. */
+  private readonly tombstonesDelete: boolean;
+  private readonly payloadKeys: readonly string[];
+
+  constructor(selection: SelectedTopic, table: TableSchema | undefined, deadLetterWatermarks: DeadLetterWatermarks) {
+    this.topic = selection.topic;
+    this.selection = selection;
+    this.inference = new SchemaInference(table);
+    this.deadLetterWatermarks = deadLetterWatermarks;
+    const keys = selection.stream.mode === "upsert" ? selection.stream.dedupKeys : [];
+    this.tombstonesDelete = keys.length === 1 && keys[0] === "_kafka_key";
+    this.payloadKeys = keys.filter((k) => k !== "_kafka_key");
+  }
+
+  add(message: KafkaMessage): void {
+    this.counters.messages++;
+    this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
+    const decoded = decodeJsonMessage(message.value);
+    if (decoded.kind === "bad") return this.reject(message, decoded.reason, decoded.detail);
+    if (decoded.kind === "tombstone") {
+      // Append mode keeps every message, a tombstone too (a row with _op_type d).
+      if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) {
+        this.counters.tombstonesIgnored++;
+        return;
+      }
+      return this.push(message, null);
+    }
+    const missing = this.payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
+    if (missing !== undefined) {
+      return this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+    }
+    if (this.tombstonesDelete && message.key === null) {
+      return this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
+    }
+    this.inference.observe(decoded, { topic: message.topic, partition: message.partition, offset: message.offset });
+    this.push(message, decoded.record);
+  }
+
+  private push(message: KafkaMessage, record: JsonRecord | null): void {
+    const rows = this.rows;
+    rows.partitions.push(message.partition);
+    rows.offsets.push(message.offset);
+    rows.timestamps.push(message.timestamp);
+    rows.keys.push(kafkaKeyText(message.key));
+    rows.records.push(record);
+    rows.count++;
+  }
+
+  private reject(message: KafkaMessage, reason: RejectReason, detail: string): void {
+    this.counters.rejected[reason]++;
+    const onError = this.selection.stream.onError;
+    if (onError === "fail") {
+      throw new BadMessageError(message.topic, message.partition, message.offset, reason, detail);
+    }
+    if (onError === "skip") {
+      this.counters.skipped++;
+      return;
+    }
+    const watermark = this.deadLetterWatermarks.get(message.partition);
+    if (watermark !== undefined && message.offset < watermark) return;
+    this.rejected.push({
+      partition: message.partition,
+      offset: message.offset,
+      timestamp: message.timestamp,
+      key: kafkaKeyText(message.key),
+      value: message.value === null ? null : Buffer.from(message.value).toString("base64"),
+      reason,
+      detail,
+    });
+  }
+}
+
+function isKeyValue(value: JsonValue | undefined): boolean {
+  const type = typeof value;
+  return type === "string" || type === "number" || type === "bigint" || type === "boolean";
+}
+
+/** A bad message in a stream with on_error: fail. */
+export class BadMessageError extends Error {
+  constructor(topic: string, partition: number, offset: bigint, reason: RejectReason, detail: string) {
+    super(`${topic} partition ${partition} offset ${offset}: ${reason}: ${detail} (on_error: fail)`);
+    this.name = "BadMessageError";
+  }
+}

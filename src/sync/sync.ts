@@ -1,0 +1,166 @@
+// One sync (DESIGN "Data flow of one sync"): plan -> read -> decode/shape -> write -> commit
+// -> ack -> report. The high watermarks listed at plan time are where the sync stops. Every
+// table commit carries the offsets it absorbed; the consumer group is committed after the
+// tables, so a crash anywhere repeats nothing and loses nothing at the next sync.
+import type { JobConfig } from "../config/job-config.ts";
+import { engineConflicts } from "../config/target-engines.ts";
+import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
+import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import { NoSuchTableError } from "../iceberg/catalog/catalog.ts";
+import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
+import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import { Table } from "../iceberg/table.ts";
+import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import { KafkaCluster } from "../kafka/connection.ts";
+import { listTopicPartitions, listTopics } from "../kafka/discover.ts";
+import { type LostMessages, MessagesLostError, planOffsets } from "../kafka/plan.ts";
+import { nextOffsets, type ReadStatus, readPartitions } from "../kafka/read.ts";
+import { catalogConfig, kafkaConnection } from "./connect.ts";
+import { committedOffsets } from "./snapshot-offsets.ts";
+import { StreamBatch } from "./stream-batch.ts";
+import { type TableReport, writeStream } from "./write-stream.ts";
+
+export interface SyncOptions {
+  /** Where the upsert key indexes live. */
+  stateDir: string;
+  /** Go on although messages expired unread (retention): the loss is reported, never silent. */
+  acceptDataLoss?: boolean;
+  /** Stops reading; what was read is committed. */
+  signal?: AbortSignal;
+  onProgress?: (event: SyncProgress) => void;
+}
+
+export type SyncProgress =
+  | { kind: "planned"; messages: bigint; topics: number }
+  | { kind: "read"; messages: number }
+  | { kind: "committed"; table: string };
+
+export interface SyncReport {
+  job: string;
+  /** complete: every planned message landed; partial: reading stopped early (broker loss, signal) and what was read landed. */
+  status: "complete" | "partial";
+  readStatus: ReadStatus;
+  readError?: string;
+  skippedTopics: readonly SkippedTopic[];
+  lostMessages: LostMessages[];
+  tables: TableReport[];
+  messagesRead: number;
+  durationMs: number;
+}
+
+export class EngineConflictError extends Error {
+  override name = "EngineConflictError";
+}
+
+export async function runSync(job: JobConfig, options: SyncOptions): Promise<SyncReport> {
+  const started = performance.now();
+  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
+  if (job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
+  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
+  if (conflicts.length > 0) throw new EngineConflictError(conflicts.map((c) => c.message).join("\n"));
+
+  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  let catalog: Catalog | undefined;
+  try {
+    catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+    const { selected, skipped } = selectTopics(job, await listTopics(cluster));
+    const namespace = [job.iceberg.namespace];
+    if (!(await catalog.namespaceExists(namespace))) await catalog.createNamespace(namespace);
+
+    const targets = await Promise.all(selected.map((s) => loadTargets(catalog!, job, s)));
+    const tableOffsets: TopicPartitionOffsets = new Map();
+    for (const t of targets) {
+      const offsets = t.table ? committedOffsets(t.table.metadata, t.table.name).get(t.selection.topic) : undefined;
+      if (offsets) tableOffsets.set(t.selection.topic, offsets);
+    }
+    const plan = await planOffsets(cluster, {
+      topics: await listTopicPartitions(
+        cluster,
+        selected.map((s) => s.topic),
+      ),
+      consumerGroup: job.kafka.consumerGroup,
+      tableOffsets,
+    });
+    if (plan.lost.length > 0 && !options.acceptDataLoss) throw new MessagesLostError(plan.lost);
+    options.onProgress?.({ kind: "planned", messages: plan.offsetsToRead, topics: selected.length });
+
+    const batches = new Map(
+      targets.map((t) => [
+        t.selection.topic,
+        new StreamBatch(
+          t.selection,
+          t.table && { schema: currentSchema(t.table.metadata), lastColumnId: t.table.metadata.lastColumnId },
+          t.deadLetterTable
+            ? (committedOffsets(t.deadLetterTable.metadata, t.deadLetterTable.name).get(t.selection.topic) ?? new Map())
+            : new Map(),
+        ),
+      ]),
+    );
+    let read = 0;
+    const result = await readPartitions(
+      cluster,
+      plan.partitions.filter((p) => p.stopOffset > p.startOffset),
+      (batch) => {
+        const stream = batches.get(batch.topic)!;
+        for (const message of batch.messages) stream.add(message);
+        read += batch.messages.length;
+        options.onProgress?.({ kind: "read", messages: read });
+      },
+      { maxThreads: job.kafka.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },
+    );
+
+    const advanced = nextOffsets(result);
+    const tables: TableReport[] = [];
+    const acknowledged: TopicPartitionOffsets = new Map();
+    for (const target of targets) {
+      const topic = target.selection.topic;
+      const readOffsets: TopicPartitionOffsets = new Map([[topic, advanced.get(topic) ?? new Map()]]);
+      const report = await writeStream(
+        { job, catalog, table: target.table, deadLetterTable: target.deadLetterTable, stateDir: options.stateDir },
+        batches.get(topic)!,
+        readOffsets,
+      );
+      tables.push(report);
+      if (advanced.has(topic)) acknowledged.set(topic, advanced.get(topic)!);
+      options.onProgress?.({ kind: "committed", table: report.table });
+    }
+    await commitGroupOffsets(cluster, job.kafka.consumerGroup, acknowledged);
+
+    return {
+      job: job.name,
+      status: result.status === "complete" ? "complete" : "partial",
+      readStatus: result.status,
+      ...(result.error ? { readError: result.error.message } : {}),
+      skippedTopics: skipped,
+      lostMessages: plan.lost,
+      tables,
+      messagesRead: result.messages,
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    await catalog?.close();
+    await cluster.close();
+  }
+}
+
+interface Targets {
+  selection: SelectedTopic;
+  table: Table | undefined;
+  deadLetterTable: Table | undefined;
+}
+
+async function loadTargets(catalog: Catalog, job: JobConfig, selection: SelectedTopic): Promise<Targets> {
+  const load = async (name: string) => {
+    try {
+      return await Table.load(catalog, { namespace: [job.iceberg.namespace], name });
+    } catch (error) {
+      if (error instanceof NoSuchTableError) return undefined;
+      throw error;
+    }
+  };
+  const [table, deadLetterTable] = await Promise.all([
+    load(selection.table),
+    load(deadLetterTableName(selection.table)),
+  ]);
+  return { selection, table, deadLetterTable };
+}

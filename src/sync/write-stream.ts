@@ -1,0 +1,213 @@
+// One topic's batch -> its tables, each one Iceberg commit (DESIGN "Data flow": shape, write,
+// locate, delete, commit): the dead-letter table first, the topic's own table last, each with
+// the offsets it absorbed in its snapshot summary. Upsert streams retire the previous row of
+// every key with a deletion vector (RowDelta); append streams add every message (FastAppend).
+import type { JobConfig } from "../config/job-config.ts";
+import { deadLetterTableName } from "../config/topics.ts";
+import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
+import { millisToMicros, type OpType } from "../decode/system-columns.ts";
+import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import { writeDataFiles } from "../iceberg/data-writer.ts";
+import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
+import type { DataFile } from "../iceberg/spec/manifest.ts";
+import { unpartitioned } from "../iceberg/spec/partition-spec.ts";
+import type { Schema } from "../iceberg/spec/schema.ts";
+import type { Snapshot } from "../iceberg/spec/snapshot.ts";
+import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import { Table } from "../iceberg/table.ts";
+import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
+import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
+import { hashRowKeys } from "./key-hashes.ts";
+import { KeyIndexStore } from "./key-index-store.ts";
+import { RowBatch } from "./row-batch.ts";
+import { committedOffsets, mergeOffsets, OFFSETS_SUMMARY_KEY, offsetsToSummary } from "./snapshot-offsets.ts";
+import type { StreamBatch } from "./stream-batch.ts";
+
+export interface TableReport {
+  topic: string;
+  table: string;
+  mode: "upsert" | "append";
+  messagesRead: number;
+  bytesRead: number;
+  dataFilesAdded: number;
+  deletionVectorsAdded: number;
+  recordsAdded: number;
+  positionsDeleted: number;
+  deadLetters: number;
+  skipped: number;
+  tombstonesIgnored: number;
+  columnsAdded: string[];
+  snapshotId: string | null;
+  durationMs: number;
+}
+
+export interface StreamTarget {
+  job: JobConfig;
+  catalog: Catalog;
+  /** The topic's table, when it exists. */
+  table: Table | undefined;
+  deadLetterTable: Table | undefined;
+  stateDir: string;
+}
+
+export async function writeStream(
+  target: StreamTarget,
+  batch: StreamBatch,
+  readOffsets: TopicPartitionOffsets,
+): Promise<TableReport> {
+  const started = performance.now();
+  const { job } = target;
+  const { selection, counters } = batch;
+  const report: TableReport = {
+    topic: batch.topic,
+    table: `${job.iceberg.namespace}.${selection.table}`,
+    mode: selection.stream.mode,
+    messagesRead: counters.messages,
+    bytesRead: counters.bytes,
+    dataFilesAdded: 0,
+    deletionVectorsAdded: 0,
+    recordsAdded: 0,
+    positionsDeleted: 0,
+    deadLetters: batch.rejected.length,
+    skipped: counters.skipped,
+    tombstonesIgnored: counters.tombstonesIgnored,
+    columnsAdded: [],
+    snapshotId: null,
+    durationMs: 0,
+  };
+
+  if (batch.rejected.length > 0) await commitDeadLetters(target, batch, readOffsets);
+
+  batch.inference.settle();
+  let table = target.table;
+  if (!table && batch.rows.count === 0) {
+    // Nothing to land and nowhere to record offsets: the consumer group carries them.
+    report.durationMs = performance.now() - started;
+    return report;
+  }
+  const changes = batch.inference.changes();
+  if (!table) {
+    table = await createTable(target, selection.table, batch.inference.schema);
+    report.columnsAdded = batch.inference.schema.fields.map((f) => f.name);
+  } else if (changes.length > 0) {
+    await table.updateSchema((change) => {
+      for (const c of changes) {
+        if (c.kind === "add-column") change.addColumn(c.field.name, c.field.type, c.field.doc);
+        else change.widenColumn(c.name, c.to);
+      }
+    });
+    report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
+  }
+
+  const offsets = mergeOffsets(committedOffsets(table.metadata, table.name), readOffsets);
+  const schema = currentSchema(table.metadata);
+  const stream = selection.stream;
+  const rows = batch.rows;
+  const hashes = stream.dedupKeys.length > 0 ? hashRowKeys(rows, stream.dedupKeys, schema) : undefined;
+
+  let snapshot: Snapshot;
+  if (stream.mode === "append") {
+    const rowBatch = new RowBatch(schema);
+    for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
+    const files = await writeRows(target, table, rowBatch.builder);
+    snapshot = await table
+      .newFastAppend()
+      .appendFile(...files)
+      .set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets))
+      .set("floe.job", job.name)
+      .commit();
+    report.dataFilesAdded = files.length;
+    report.recordsAdded = rows.count;
+  } else {
+    const store = new KeyIndexStore(target.stateDir, table, stream.dedupKeys);
+    const index = await store.open(table);
+    const tombstones = new Uint8Array(rows.count);
+    for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null ? 1 : 0;
+    const winners = dedupBatch(hashes!, tombstones, index);
+    const deletes = planDeletes(index, hashes!, winners);
+    const rowBatch = new RowBatch(schema);
+    const rowMessages: number[] = [];
+    for (let w = 0; w < winners.messages.length; w++) {
+      if (winners.ops[w] === OP_DELETE) continue;
+      const i = winners.messages[w]!;
+      rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, hashes);
+      rowMessages.push(i);
+    }
+    const files = await writeRows(target, table, rowBatch.builder);
+    const delta = table.newRowDelta().addRows(...files);
+    for (const file of deletes.files) delta.deleteRows(file.path, file.positions);
+    snapshot = await delta.set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets)).set("floe.job", job.name).commit();
+    recordCommit(index, hashes!, winners, writtenRows(files, rowMessages), snapshot.snapshotId);
+    await store.save(index);
+    report.dataFilesAdded = files.length;
+    report.recordsAdded = rowMessages.length;
+    report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
+    report.positionsDeleted = deletes.positionsDeleted;
+  }
+  report.snapshotId = snapshot.snapshotId.toString();
+  report.durationMs = performance.now() - started;
+  return report;
+}
+
+async function writeRows(target: StreamTarget, table: Table, builder: ColumnBatchBuilder): Promise<DataFile[]> {
+  if (builder.rowCount === 0) return [];
+  return writeDataFiles(table, builder.build(), { targetFileSizeBytes: target.job.iceberg.targetFileSizeBytes });
+}
+
+/** Row r of the k-th file holds the message at rowMessages[sum of earlier files' rows + r]. */
+function writtenRows(files: readonly DataFile[], rowMessages: readonly number[]): WrittenRows[] {
+  let start = 0;
+  return files.map((file) => {
+    const count = Number(file.recordCount);
+    const messages = Uint32Array.from(rowMessages.slice(start, start + count));
+    start += count;
+    return { path: file.filePath, messages };
+  });
+}
+
+async function createTable(target: StreamTarget, name: string, schema: Schema): Promise<Table> {
+  const { job, catalog } = target;
+  const identifier = { namespace: [job.iceberg.namespace], name };
+  return new Table(
+    catalog,
+    await catalog.createTable(identifier, {
+      schema,
+      spec: unpartitioned,
+      properties: {
+        "floe.job": job.name,
+        "write.parquet.compression-codec": job.iceberg.compression,
+        "write.target-file-size-bytes": String(job.iceberg.targetFileSizeBytes),
+      },
+    }),
+  );
+}
+
+/** Dead letters are committed before the topic's table: its offsets must never run ahead of them. */
+async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readOffsets: TopicPartitionOffsets) {
+  const table =
+    target.deadLetterTable ??
+    (await createTable(target, deadLetterTableName(batch.selection.table), DEAD_LETTER_SCHEMA));
+  const builder = new ColumnBatchBuilder(currentSchema(table.metadata));
+  const writtenAt = millisToMicros(Date.now());
+  for (const m of batch.rejected) {
+    builder.appendRow({
+      _kafka_key: m.key,
+      _kafka_value: m.value,
+      _kafka_partition: m.partition,
+      _kafka_offset: m.offset,
+      _kafka_timestamp: millisToMicros(m.timestamp),
+      _error_kind: m.reason,
+      _error: m.detail,
+      _floe_timestamp: writtenAt,
+    });
+  }
+  const files = await writeRows(target, table, builder);
+  const offsets = mergeOffsets(committedOffsets(table.metadata, table.name), readOffsets);
+  await table
+    .newFastAppend()
+    .appendFile(...files)
+    .set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets))
+    .set("floe.job", target.job.name)
+    .commit();
+}
