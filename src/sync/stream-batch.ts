@@ -84,24 +84,23 @@ export class StreamBatch {
     this.counters.messages++;
     this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
     const decoded = decodeJsonMessage(message.value);
-    if (decoded.kind === "bad") return this.reject(message, decoded.reason, decoded.detail);
-    if (decoded.kind === "tombstone") {
+    if (decoded.kind === "bad") {
+      this.reject(message, decoded.reason, decoded.detail);
+    } else if (decoded.kind === "tombstone") {
       // Append mode keeps every message, a tombstone too (a row with _op_type d).
-      if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) {
-        this.counters.tombstonesIgnored++;
-        return;
+      if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) this.counters.tombstonesIgnored++;
+      else this.push(message, null);
+    } else {
+      const missing = this.payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
+      if (missing !== undefined) {
+        this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+      } else if (this.tombstonesDelete && message.key === null) {
+        this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
+      } else {
+        this.inference.observe(decoded, { topic: message.topic, partition: message.partition, offset: message.offset });
+        this.push(message, decoded.record);
       }
-      return this.push(message, null);
     }
-    const missing = this.payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
-    if (missing !== undefined) {
-      return this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
-    }
-    if (this.tombstonesDelete && message.key === null) {
-      return this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
-    }
-    this.inference.observe(decoded, { topic: message.topic, partition: message.partition, offset: message.offset });
-    this.push(message, decoded.record);
   }
 
   private push(message: KafkaMessage, record: JsonRecord | null): void {
