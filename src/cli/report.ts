@@ -40,7 +40,8 @@ export function reportToText(report: SyncReport): string {
   const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
   const notes: string[] = [];
   for (const t of report.tables) {
-    if (t.columnsAdded.length > 0) notes.push(`${t.table}: new columns ${t.columnsAdded.join(", ")}`);
+    if (t.created) notes.push(`${t.table}: created (format v3) with ${t.columnsAdded.length} columns`);
+    else if (t.columnsAdded.length > 0) notes.push(`${t.table}: new columns ${t.columnsAdded.join(", ")}`);
     if (t.tombstonesIgnored > 0) {
       notes.push(
         `${t.table}: ${t.tombstonesIgnored} tombstones ignored (deletes need _kafka_key as the only dedup key)`,
@@ -48,7 +49,12 @@ export function reportToText(report: SyncReport): string {
     }
     if (t.skipped > 0) notes.push(`${t.table}: ${t.skipped} bad messages skipped (on_error: skip)`);
   }
-  for (const s of report.skippedTopics) notes.push(`skipped topic ${s.topic}: ${s.reason}`);
+  const skipped = Map.groupBy(report.skippedTopics, (s) => s.reason);
+  for (const [reason, topics] of skipped) {
+    const shown = topics.slice(0, 5).map((s) => s.topic);
+    const more = topics.length > shown.length ? ` and ${topics.length - shown.length} more` : "";
+    notes.push(`skipped ${topics.length} topic(s), ${reason}: ${shown.join(", ")}${more}`);
+  }
   for (const l of report.lostMessages) {
     notes.push(
       `${l.topic} partition ${l.partition}: ${l.lost} messages expired unread (accepted with --accept-data-loss)`,

@@ -3,7 +3,8 @@
 // writer, a compaction, or a sync that died between its commit and saving the index), or
 // rebuilt from the `_floe_id` column of the live data files when it cannot be caught up. It is
 // a cache of the table, never the truth: a missing or foreign file only costs a rebuild.
-import { join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { FLOE_ID } from "../decode/system-columns.ts";
 import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
 import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
@@ -55,8 +56,9 @@ export class KeyIndexStore {
     return rebuildKeyIndex(this.scope, currentId, files).index;
   }
 
-  save(index: KeyIndex): Promise<void> {
-    return saveKeyIndex(index, this.path);
+  async save(index: KeyIndex): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    await saveKeyIndex(index, this.path);
   }
 }
 

@@ -37,6 +37,8 @@ export interface TableReport {
   deadLetters: number;
   skipped: number;
   tombstonesIgnored: number;
+  /** The table did not exist before this sync. */
+  created: boolean;
   columnsAdded: string[];
   snapshotId: string | null;
   durationMs: number;
@@ -72,6 +74,7 @@ export async function writeStream(
     deadLetters: batch.rejected.length,
     skipped: counters.skipped,
     tombstonesIgnored: counters.tombstonesIgnored,
+    created: false,
     columnsAdded: [],
     snapshotId: null,
     durationMs: 0,
@@ -89,6 +92,7 @@ export async function writeStream(
   const changes = batch.inference.changes();
   if (!table) {
     table = await createTable(target, selection.table, batch.inference.schema);
+    report.created = true;
     report.columnsAdded = batch.inference.schema.fields.map((f) => f.name);
   } else if (changes.length > 0) {
     await table.updateSchema((change) => {
