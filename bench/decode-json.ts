@@ -7,11 +7,11 @@
 // typed arrays (numbers) and string arrays, the way the column builders hold them. Prints the
 // best round (the machine may be shared): messages/s per step and overall.
 import { type ColumnConverter, columnConverter } from "../src/decode/column-value.ts";
-import { floeId } from "../src/decode/floe-id.ts";
 import { SchemaInference } from "../src/decode/infer-schema.ts";
 import { type DecodedRecord, decodeJsonMessage } from "../src/decode/json-message.ts";
 import { isSystemColumn, kafkaKeyText } from "../src/decode/system-columns.ts";
 import type { NestedField } from "../src/iceberg/spec/types.ts";
+import { formatKeyHash, hashKey } from "../src/upsert/key-hash.ts";
 
 const total = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const upsert = process.argv.includes("--upsert");
@@ -122,7 +122,7 @@ function round(): Timings {
       keyColumn[i] = kafkaKeyText(keyBytes.subarray(keyEnds[m], keyEnds[m + 1]));
       if (upsert) {
         keyValues[0] = ids[i]!;
-        idColumn[i] = floeId(keyValues);
+        idColumn[i] = formatKeyHash(hashKey(keyValues));
       }
     }
     t.system += performance.now() - t0;

@@ -1,16 +1,19 @@
-// Discovery against the real broker: full-name matching, internal topics, the no-match error.
+// Discovery against the real broker: the cluster's topics with their partition counts, and the
+// job's selection over that real listing (full-name matching, internal topics skipped).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
+import { parseJob } from "../../src/config/load-job.ts";
+import { selectTopics } from "../../src/config/topics.ts";
 import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { discoverTopics, NoTopicMatchError } from "../../src/kafka/discover.ts";
+import { listTopicPartitions, listTopics } from "../../src/kafka/discover.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
 
-const run = `floe-it-discover-${randomUUID().slice(0, 8)}`;
-const orders = `${run}-orders`;
-const customers = `${run}-customers`;
-const ordersDlq = `${run}-orders_dlq`;
+const run = `floe_it_discover_${randomUUID().slice(0, 8)}`;
+const orders = `${run}_orders`;
+const customers = `${run}_customers`;
+const ordersDlq = `${run}_orders_dlq`;
 let cluster: KafkaCluster;
 
 before(async () => {
@@ -25,34 +28,29 @@ after(async () => {
   await Promise.all([deleteTopic(orders), deleteTopic(customers), deleteTopic(ordersDlq)]);
 });
 
-test("topics matching the whole pattern are selected with their partition counts", { timeout: 30_000 }, async () => {
-  const { topics, skipped } = await discoverTopics(cluster, `${run}-(orders|customers)`);
-  assert.deepEqual(topics, [
-    { topic: customers, partitions: 1 },
+test("the cluster lists its topics, internal ones included, with partition counts", { timeout: 30_000 }, async () => {
+  const topics = await listTopics(cluster);
+  assert.ok(topics.includes("__consumer_offsets"));
+  assert.ok([orders, customers, ordersDlq].every((t) => topics.includes(t)));
+  assert.deepEqual(await listTopicPartitions(cluster, [orders, customers]), [
     { topic: orders, partitions: 3 },
+    { topic: customers, partitions: 1 },
   ]);
-  assert.deepEqual(
-    skipped.find((s) => s.topic === ordersDlq),
-    { topic: ordersDlq, reason: "does not match topic_pattern" },
-  );
-  assert.deepEqual(
-    skipped.find((s) => s.topic === "__consumer_offsets"),
-    { topic: "__consumer_offsets", reason: "internal topic" },
-  );
+  await assert.rejects(listTopicPartitions(cluster, [`${run}_gone`]), new RegExp(`${run}_gone`));
 });
 
-test("a pattern matching everything still skips internal topics", { timeout: 30_000 }, async () => {
-  const { topics, skipped } = await discoverTopics(cluster, ".*");
-  assert.ok(topics.some((t) => t.topic === ordersDlq));
-  assert.ok(!topics.some((t) => t.topic.startsWith("__")));
-  assert.ok(skipped.every((s) => s.reason === "internal topic"));
-});
-
-test("a pattern that matches nothing is an error listing the topics seen", { timeout: 30_000 }, async () => {
-  await assert.rejects(discoverTopics(cluster, `${run}-nothing`), (error: Error) => {
-    assert.ok(error instanceof NoTopicMatchError);
-    assert.ok(error.topicsSeen.includes(orders));
-    assert.match(error.message, new RegExp(`matches no topic.*${customers}`));
-    return true;
-  });
+test("a job selects whole-name matches of the real listing and skips internal topics", {
+  timeout: 30_000,
+}, async () => {
+  const job = parseJob(
+    `name: discover\nsource:\n  kafka:\n    bootstrap_servers: [${bootstrapServers}]\n    topic_pattern: ${run}_(orders|customers)\n`,
+    "job.yaml",
+  );
+  const { selected, skipped } = selectTopics(job, await listTopics(cluster));
+  assert.deepEqual(
+    selected.map((s) => s.topic),
+    [customers, orders],
+  );
+  assert.equal(skipped.find((s) => s.topic === ordersDlq)?.reason, "does not match topic_pattern");
+  assert.equal(skipped.find((s) => s.topic === "__consumer_offsets")?.reason, "internal topic");
 });

@@ -11,7 +11,6 @@ import type { Table } from "../table.ts";
 import { writeManifestListFile } from "./manifests.ts";
 import { commitWithRetries } from "./retry.ts";
 import type { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
-import type { SchemaChange } from "./update-schema.ts";
 
 /** What one attempt contributes to the new snapshot. */
 export interface SnapshotChanges {
@@ -23,7 +22,6 @@ export interface SnapshotChanges {
 export abstract class SnapshotProducer {
   readonly snapshotId: bigint = newSnapshotId();
   private readonly summaryProperties = new Map<string, string>();
-  private schemaChange: SchemaChange | undefined;
 
   protected readonly table: Table;
 
@@ -49,21 +47,10 @@ export abstract class SnapshotProducer {
     return this;
   }
 
-  /** Commits a schema change in the same catalog commit as the data, atomically. */
-  withSchemaChange(change: SchemaChange): this {
-    this.schemaChange = change;
-    return this;
-  }
-
   async commit(): Promise<Snapshot> {
     await commitWithRetries(this.table, async (base, attempt) => {
       if (snapshotById(base, this.snapshotId)) return undefined;
       const parent = currentSnapshot(base);
-      const schema = this.schemaChange?.updatesFor(base) ?? {
-        updates: [],
-        requirements: [],
-        schemaId: base.currentSchemaId,
-      };
       const sequenceNumber = base.lastSequenceNumber + 1n;
       const changes = await this.apply(base, parent, sequenceNumber);
       const { location, addedRows } = await writeManifestListFile(this.table, {
@@ -82,7 +69,7 @@ export abstract class SnapshotProducer {
         timestampMs: BigInt(Date.now()),
         manifestList: location,
         summary: changes.summary.build(this.operation, parent),
-        schemaId: schema.schemaId,
+        schemaId: base.currentSchemaId,
         firstRowId: base.nextRowId,
         addedRows,
       };
@@ -90,10 +77,8 @@ export abstract class SnapshotProducer {
         requirements: [
           { type: "assert-table-uuid", uuid: base.tableUuid },
           { type: "assert-ref-snapshot-id", ref: MAIN_BRANCH, snapshotId: parent?.snapshotId ?? null },
-          ...schema.requirements,
         ],
         updates: [
-          ...schema.updates,
           { action: "add-snapshot", snapshot },
           { action: "set-snapshot-ref", refName: MAIN_BRANCH, snapshotId: this.snapshotId, type: "branch" },
         ],

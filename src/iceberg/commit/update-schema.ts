@@ -24,8 +24,6 @@ type Change =
 export interface SchemaUpdates {
   updates: TableUpdate[];
   requirements: TableRequirement[];
-  /** The schema id the table will have after these updates (LAST_ADDED_SCHEMA resolved later). */
-  schemaId: number;
 }
 
 export class SchemaChange {
@@ -87,7 +85,7 @@ export class SchemaChange {
   updatesFor(base: TableMetadata): SchemaUpdates {
     const current = currentSchema(base);
     const next = this.applyTo(current, base.lastColumnId);
-    if (!next) return { updates: [], requirements: [], schemaId: base.currentSchemaId };
+    if (!next) return { updates: [], requirements: [] };
     const schemaId = Math.max(...base.schemas.map((s) => s.schemaId)) + 1;
     return {
       updates: [
@@ -98,7 +96,6 @@ export class SchemaChange {
         { type: "assert-current-schema-id", currentSchemaId: base.currentSchemaId },
         { type: "assert-last-assigned-field-id", lastAssignedFieldId: base.lastColumnId },
       ],
-      schemaId,
     };
   }
 }

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
-import { floeId } from "../../../src/decode/floe-id.ts";
 import { kafkaKeyText, millisToMicros } from "../../../src/decode/system-columns.ts";
+import { formatKeyHash, hashKey } from "../../../src/upsert/key-hash.ts";
 
 test("_kafka_key is base64 of the key bytes: key 3 is Mw==; no key is null", () => {
   assert.equal(kafkaKeyText(new TextEncoder().encode("3")), "Mw==");
@@ -26,6 +26,8 @@ test("Kafka milliseconds become timestamptz microseconds", () => {
   assert.equal(millisToMicros(1_793_287_324_000n), 1_793_287_324_000_000);
   assert.equal(millisToMicros(253_402_300_799_999n), 253_402_300_799_999_000n);
 });
+
+const floeId = (values: unknown[]) => formatKeyHash(hashKey(values));
 
 test("_floe_id is the first 128 bits of SHA-256 over the canonical JSON array of the key values", () => {
   const expected = createHash("sha256").update("[3]").digest("hex").slice(0, 32);
