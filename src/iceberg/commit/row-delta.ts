@@ -7,18 +7,11 @@
 // the caller's positions may no longer be right.
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { newDataFileLocation } from "../locations.ts";
-import { readDeletionVector, writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
+import { writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
 import { RoaringPositionBitmap } from "../puffin/roaring64.ts";
 import { readDeletedPositions } from "../scan/deleted-positions.ts";
 import { type FileSnapshot, type LiveFile, planFiles } from "../scan/plan-files.ts";
-import {
-  type DataFile,
-  type DeletionVectorFile,
-  EntryStatus,
-  FileContent,
-  ManifestContent,
-  type ManifestFile,
-} from "../spec/manifest.ts";
+import { type DataFile, type DeletionVectorFile, FileContent, ManifestContent } from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
 import { readManifestEntries, writeManifestFile } from "./manifests.ts";
