@@ -10,7 +10,8 @@ import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
 import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
 import { type FileSnapshot, planFiles } from "../iceberg/scan/plan-files.ts";
 import { findField } from "../iceberg/spec/schema.ts";
-import { currentSchema, currentSnapshot, snapshotById } from "../iceberg/spec/table-metadata.ts";
+import type { Snapshot } from "../iceberg/spec/snapshot.ts";
+import { currentSchema, currentSnapshot, snapshotById, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
 import type { Table } from "../iceberg/table.ts";
 import { catchUp, type DataFileKeys, rebuildKeyIndex } from "../upsert/catch-up.ts";
 import { KEY_HASH_WORDS, keyHashes, parseKeyHash } from "../upsert/key-hash.ts";
@@ -35,7 +36,13 @@ export class KeyIndexStore {
     const saved = await loadKeyIndex(this.path, this.scope);
     if (saved && saved.snapshotId === currentId) return saved;
     const now = await planFiles(table, current);
-    const then = saved?.snapshotId != null ? snapshotById(table.metadata, saved.snapshotId) : undefined;
+    // Catching up replays what happened after the saved snapshot, so only from an ancestor of
+    // the current one: after a rollback the saved snapshot may still be in the metadata, but its
+    // removed files and DVs are live again, and only a rebuild sees them.
+    const then =
+      saved?.snapshotId != null && isAncestor(table.metadata, saved.snapshotId, current)
+        ? snapshotById(table.metadata, saved.snapshotId)
+        : undefined;
     if (saved && then) {
       const before = await planFiles(table, then);
       catchUp(saved, {
@@ -60,6 +67,15 @@ export class KeyIndexStore {
     await mkdir(dirname(this.path), { recursive: true });
     await saveKeyIndex(index, this.path);
   }
+}
+
+/** Is `snapshotId` the snapshot `from` or one of its parents? */
+function isAncestor(metadata: TableMetadata, snapshotId: bigint, from: Snapshot): boolean {
+  for (let s: Snapshot | undefined = from; s; ) {
+    if (s.snapshotId === snapshotId) return true;
+    s = s.parentSnapshotId === undefined ? undefined : snapshotById(metadata, s.parentSnapshotId);
+  }
+  return false;
 }
 
 async function changedDeletionVectors(table: Table, before: FileSnapshot, now: FileSnapshot) {
