@@ -11,13 +11,18 @@ export interface ConfigIssue {
   readonly column?: number;
 }
 
+const SHOWN_ISSUES = 10;
+
 export class ConfigError extends Error {
   readonly file: string;
   readonly issues: readonly ConfigIssue[];
 
   constructor(file: string, issues: readonly ConfigIssue[]) {
     const head = issues.length === 1 ? `${file}: invalid job file` : `${file}: ${issues.length} problems in job file`;
-    super(`${head}\n${issues.map((issue) => `  ${formatIssue(file, issue)}`).join("\n")}`);
+    // One YAML syntax error can cascade into dozens; the first ones are where to look.
+    const shown = issues.slice(0, SHOWN_ISSUES).map((issue) => `  ${formatIssue(file, issue)}`);
+    if (issues.length > SHOWN_ISSUES) shown.push(`  ... and ${issues.length - SHOWN_ISSUES} more`);
+    super(`${head}\n${shown.join("\n")}`);
     this.name = "ConfigError";
     this.file = file;
     this.issues = issues;
