@@ -1,0 +1,188 @@
+// In-memory models of what floe sync must leave in a table (issue 4, Behaviour 3-5): the rows
+// of an upsert table (the latest message per key, `_op_type` c for a key new to the table and u
+// for one it had, tombstones deleting or ignored) and of an append table (every message), plus
+// the report figures a sync of a given batch must show. Messages are produced with explicit
+// partitions into fresh topics that only the test writes, so each partition's offsets count
+// up from 0 in production order and the model knows every offset.
+import type { TestMessage } from "./kafka.ts";
+
+export type Value = Record<string, string | number | boolean | null>;
+
+export interface ModelMessage {
+  partition: number;
+  offset: bigint;
+  key: string | null;
+  /** null: a tombstone. */
+  value: Value | null;
+}
+
+/** The offsets messages will get, partition by partition, in a topic only the model writes to. */
+export class OffsetCounter {
+  private readonly next = new Map<number, bigint>();
+
+  assign(messages: readonly { partition: number; key: string | null; value: Value | null }[]): ModelMessage[] {
+    return messages.map((m) => {
+      const offset = this.next.get(m.partition) ?? 0n;
+      this.next.set(m.partition, offset + 1n);
+      return { ...m, offset };
+    });
+  }
+
+  /** Messages produced so far, summed over partitions. */
+  get total(): bigint {
+    let sum = 0n;
+    for (const o of this.next.values()) sum += o;
+    return sum;
+  }
+}
+
+export function toTestMessages(messages: readonly ModelMessage[]): TestMessage[] {
+  return messages.map((m) => ({
+    partition: m.partition,
+    key: m.key,
+    value: m.value === null ? null : JSON.stringify(m.value),
+  }));
+}
+
+export function base64Key(key: string | null): string | null {
+  return key === null ? null : Buffer.from(key).toString("base64");
+}
+
+export interface BatchFigures {
+  messagesRead: number;
+  recordsAdded: number;
+  positionsDeleted: number;
+  tombstonesIgnored: number;
+}
+
+interface LiveRow {
+  message: ModelMessage;
+  op: "c" | "u";
+}
+
+/**
+ * An upsert table. `keyOf` names a message's dedup key (null: a tombstone that names no row,
+ * counted as ignored). Every message of one key must be in one partition, as Kafka's default
+ * partitioner puts them, so that "the last offset per key wins" is well defined.
+ */
+export class UpsertModel {
+  readonly live = new Map<string, LiveRow>();
+  private readonly partitionOfKey = new Map<string, number>();
+
+  private readonly keyOf: (m: ModelMessage) => string | null;
+  private readonly tombstonesDelete: boolean;
+
+  constructor(keyOf: (m: ModelMessage) => string | null, tombstonesDelete: boolean) {
+    this.keyOf = keyOf;
+    this.tombstonesDelete = tombstonesDelete;
+  }
+
+  apply(batch: readonly ModelMessage[]): BatchFigures {
+    const figures: BatchFigures = {
+      messagesRead: batch.length,
+      recordsAdded: 0,
+      positionsDeleted: 0,
+      tombstonesIgnored: 0,
+    };
+    const last = new Map<string, ModelMessage>();
+    for (const m of batch) {
+      if (m.value === null && !this.tombstonesDelete) {
+        figures.tombstonesIgnored++;
+        continue;
+      }
+      const key = this.keyOf(m);
+      if (key === null) throw new Error("model: a message without a key");
+      const partition = this.partitionOfKey.get(key);
+      if (partition !== undefined && partition !== m.partition) throw new Error(`model: key ${key} in two partitions`);
+      this.partitionOfKey.set(key, m.partition);
+      const seen = last.get(key);
+      if (!seen || seen.offset < m.offset) last.set(key, m);
+    }
+    for (const [key, m] of last) {
+      const had = this.live.has(key);
+      if (had) figures.positionsDeleted++;
+      if (m.value === null) {
+        this.live.delete(key);
+      } else {
+        this.live.set(key, { message: m, op: had ? "u" : "c" });
+        figures.recordsAdded++;
+      }
+    }
+    return figures;
+  }
+
+  /** The table's rows, ordered by (partition, offset): `columns` from the value, then the system columns. */
+  rows(columns: readonly string[], convert: (column: string, v: unknown) => unknown = defaultConvert) {
+    return [...this.live.values()]
+      .sort((a, b) => a.message.partition - b.message.partition || Number(a.message.offset - b.message.offset))
+      .map(({ message, op }) => modelRow(message, op, columns, convert));
+  }
+}
+
+/** An append table: every message is a row, a tombstone too (`_op_type` d, value columns null). */
+export class AppendModel {
+  readonly messages: ModelMessage[] = [];
+
+  apply(batch: readonly ModelMessage[]): BatchFigures {
+    this.messages.push(...batch);
+    return { messagesRead: batch.length, recordsAdded: batch.length, positionsDeleted: 0, tombstonesIgnored: 0 };
+  }
+
+  rows(columns: readonly string[], convert: (column: string, v: unknown) => unknown = defaultConvert) {
+    return [...this.messages]
+      .sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
+      .map((m) => modelRow(m, m.value === null ? "d" : "c", columns, convert));
+  }
+}
+
+/** Whole JSON numbers land in long columns, which the readers return as bigint. */
+function defaultConvert(_column: string, v: unknown): unknown {
+  return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : v;
+}
+
+function modelRow(
+  m: ModelMessage,
+  op: string,
+  columns: readonly string[],
+  convert: (column: string, v: unknown) => unknown,
+): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const c of columns) row[c] = convert(c, m.value?.[c] ?? null);
+  row._kafka_key = base64Key(m.key);
+  row._kafka_partition = m.partition;
+  row._kafka_offset = m.offset;
+  row._op_type = op;
+  return row;
+}
+
+/** The columns a table is read with to compare it with a model's rows. */
+export function modelColumns(columns: readonly string[]): string[] {
+  return [...columns, "_kafka_key", "_kafka_partition", "_kafka_offset", "_op_type"];
+}
+
+/** A seeded generator (mulberry32): FLOE_SEED replays a failure. */
+export class Random {
+  readonly seed: number;
+  private state: number;
+
+  constructor(seed: number) {
+    this.seed = seed;
+    this.state = seed >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+}
