@@ -1,6 +1,7 @@
 // floe's command line. One file per command lives beside this one; this file only wires them.
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { registerCheck } from "./check.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { registerSync } from "./sync.ts";
 
@@ -13,5 +14,6 @@ const program = new Command("floe")
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
 
 registerSync(program);
+registerCheck(program);
 
 await program.parseAsync(process.argv);

@@ -1,5 +1,6 @@
 // The sync report: a table on the terminal, or JSON for scripts (--json). Numbers only; no
 // secret is ever part of a report.
+import type { SkippedTopic } from "../config/topics.ts";
 import type { SyncReport } from "../sync/sync.ts";
 
 export function reportToJson(report: SyncReport): string {
@@ -49,12 +50,7 @@ export function reportToText(report: SyncReport): string {
     }
     if (t.skipped > 0) notes.push(`${t.table}: ${t.skipped} bad messages skipped (on_error: skip)`);
   }
-  const skipped = Map.groupBy(report.skippedTopics, (s) => s.reason);
-  for (const [reason, topics] of skipped) {
-    const shown = topics.slice(0, 5).map((s) => s.topic);
-    const more = topics.length > shown.length ? ` and ${topics.length - shown.length} more` : "";
-    notes.push(`skipped ${topics.length} topic(s), ${reason}: ${shown.join(", ")}${more}`);
-  }
+  notes.push(...skippedTopicLines(report.skippedTopics));
   for (const l of report.lostMessages) {
     notes.push(
       `${l.topic} partition ${l.partition}: ${l.lost} messages expired unread (accepted with --accept-data-loss)`,
@@ -66,4 +62,13 @@ export function reportToText(report: SyncReport): string {
     );
   out.push("", `${report.messagesRead} messages in ${(report.durationMs / 1000).toFixed(2)} s, ${report.status}`);
   return [...out, ...notes].join("\n");
+}
+
+/** Skipped topics grouped by reason, a few names each: a cluster can have hundreds. */
+export function skippedTopicLines(skipped: readonly SkippedTopic[]): string[] {
+  return [...Map.groupBy(skipped, (s) => s.reason)].map(([reason, topics]) => {
+    const shown = topics.slice(0, 5).map((s) => s.topic);
+    const more = topics.length > shown.length ? ` and ${topics.length - shown.length} more` : "";
+    return `skipped ${topics.length} topic(s), ${reason}: ${shown.join(", ")}${more}`;
+  });
 }

@@ -2,12 +2,10 @@
 // listed at its start, then exit. Ctrl-C stops reading and commits what was read.
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { ConfigError } from "../config/config-error.ts";
 import { loadJob } from "../config/load-job.ts";
-import { TopicSelectionError } from "../config/topics.ts";
-import { MessagesLostError } from "../kafka/plan.ts";
-import { EngineConflictError, runSync, type SyncProgress } from "../sync/sync.ts";
+import { runSync, type SyncProgress } from "../sync/sync.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { fail } from "./fail.ts";
 import { reportToJson, reportToText } from "./report.ts";
 
 interface SyncFlags {
@@ -58,14 +56,7 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     return report.status === "complete" ? ExitCode.OK : ExitCode.PARTIAL;
   } catch (error) {
     progress?.done();
-    const message = error instanceof Error ? error.message : String(error);
-    if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-    else process.stderr.write(`floe sync: ${message}\n`);
-    if (error instanceof MessagesLostError) return ExitCode.DATA_LOSS;
-    if (error instanceof ConfigError || error instanceof TopicSelectionError || error instanceof EngineConflictError) {
-      return ExitCode.USAGE;
-    }
-    return ExitCode.FAILED;
+    return fail("sync", error, flags.json === true);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

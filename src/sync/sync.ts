@@ -3,19 +3,16 @@
 // table commit carries the offsets it absorbed; the consumer group is committed after the
 // tables, so a crash anywhere repeats nothing and loses nothing at the next sync.
 import type { JobConfig } from "../config/job-config.ts";
-import { engineConflicts } from "../config/target-engines.ts";
-import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
+import type { SkippedTopic } from "../config/topics.ts";
 import type { Catalog } from "../iceberg/catalog/catalog.ts";
-import { NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
-import { Table } from "../iceberg/table.ts";
 import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
-import { listTopicPartitions, listTopics } from "../kafka/discover.ts";
-import { type LostMessages, MessagesLostError, planOffsets } from "../kafka/plan.ts";
+import { type LostMessages, MessagesLostError } from "../kafka/plan.ts";
 import { nextOffsets, type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
+import { checkTargetEngines, planSync } from "./plan-sync.ts";
 import { committedOffsets } from "./snapshot-offsets.ts";
 import { StreamBatch } from "./stream-batch.ts";
 import { type TableReport, writeStream } from "./write-stream.ts";
@@ -48,41 +45,19 @@ export interface SyncReport {
   durationMs: number;
 }
 
-export class EngineConflictError extends Error {
-  override name = "EngineConflictError";
-}
-
 export async function runSync(job: JobConfig, options: SyncOptions): Promise<SyncReport> {
   const started = performance.now();
-  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
-  if (job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
-  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
-  if (conflicts.length > 0) throw new EngineConflictError(conflicts.map((c) => c.message).join("\n"));
+  checkTargetEngines(job);
 
   const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
   let catalog: Catalog | undefined;
   try {
     catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
-    const { selected, skipped } = selectTopics(job, await listTopics(cluster));
+    const { targets, skipped, offsets: plan } = await planSync(job, cluster, catalog);
     const namespace = [job.iceberg.namespace];
     if (!(await catalog.namespaceExists(namespace))) await catalog.createNamespace(namespace);
-
-    const targets = await Promise.all(selected.map((s) => loadTargets(catalog!, job, s)));
-    const tableOffsets: TopicPartitionOffsets = new Map();
-    for (const t of targets) {
-      const offsets = t.table ? committedOffsets(t.table.metadata, t.table.name).get(t.selection.topic) : undefined;
-      if (offsets) tableOffsets.set(t.selection.topic, offsets);
-    }
-    const plan = await planOffsets(cluster, {
-      topics: await listTopicPartitions(
-        cluster,
-        selected.map((s) => s.topic),
-      ),
-      consumerGroup: job.kafka.consumerGroup,
-      tableOffsets,
-    });
     if (plan.lost.length > 0 && !options.acceptDataLoss) throw new MessagesLostError(plan.lost);
-    options.onProgress?.({ kind: "planned", messages: plan.offsetsToRead, topics: selected.length });
+    options.onProgress?.({ kind: "planned", messages: plan.offsetsToRead, topics: targets.length });
 
     const batches = new Map(
       targets.map((t) => [
@@ -141,26 +116,4 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     await catalog?.close();
     await cluster.close();
   }
-}
-
-interface Targets {
-  selection: SelectedTopic;
-  table: Table | undefined;
-  deadLetterTable: Table | undefined;
-}
-
-async function loadTargets(catalog: Catalog, job: JobConfig, selection: SelectedTopic): Promise<Targets> {
-  const load = async (name: string) => {
-    try {
-      return await Table.load(catalog, { namespace: [job.iceberg.namespace], name });
-    } catch (error) {
-      if (error instanceof NoSuchTableError) return undefined;
-      throw error;
-    }
-  };
-  const [table, deadLetterTable] = await Promise.all([
-    load(selection.table),
-    load(deadLetterTableName(selection.table)),
-  ]);
-  return { selection, table, deadLetterTable };
 }
