@@ -10,8 +10,7 @@ import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
 import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
 import { type FileSnapshot, planFiles } from "../iceberg/scan/plan-files.ts";
 import { findField } from "../iceberg/spec/schema.ts";
-import type { Snapshot } from "../iceberg/spec/snapshot.ts";
-import { currentSchema, currentSnapshot, snapshotById, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
+import { ancestors, currentSchema, currentSnapshot, snapshotById } from "../iceberg/spec/table-metadata.ts";
 import type { Table } from "../iceberg/table.ts";
 import { catchUp, type DataFileKeys, rebuildKeyIndex } from "../upsert/catch-up.ts";
 import { KEY_HASH_WORDS, keyHashes, parseKeyHash } from "../upsert/key-hash.ts";
@@ -40,7 +39,8 @@ export class KeyIndexStore {
     // the current one: after a rollback the saved snapshot may still be in the metadata, but its
     // removed files and DVs are live again, and only a rebuild sees them.
     const then =
-      saved?.snapshotId != null && isAncestor(table.metadata, saved.snapshotId, current)
+      saved?.snapshotId != null &&
+      [...ancestors(table.metadata, current)].some((s) => s.snapshotId === saved.snapshotId)
         ? snapshotById(table.metadata, saved.snapshotId)
         : undefined;
     if (saved && then) {
@@ -67,15 +67,6 @@ export class KeyIndexStore {
     await mkdir(dirname(this.path), { recursive: true });
     await saveKeyIndex(index, this.path);
   }
-}
-
-/** Is `snapshotId` the snapshot `from` or one of its parents? */
-function isAncestor(metadata: TableMetadata, snapshotId: bigint, from: Snapshot): boolean {
-  for (let s: Snapshot | undefined = from; s; ) {
-    if (s.snapshotId === snapshotId) return true;
-    s = s.parentSnapshotId === undefined ? undefined : snapshotById(metadata, s.parentSnapshotId);
-  }
-  return false;
 }
 
 async function changedDeletionVectors(table: Table, before: FileSnapshot, now: FileSnapshot) {

@@ -5,8 +5,7 @@
 //
 // A snapshot written by another writer (a compaction, a Spark job) carries no floe offsets, so
 // the offsets are those of the newest ancestor of the current snapshot that has them.
-import type { Snapshot } from "../iceberg/spec/snapshot.ts";
-import { currentSnapshot, snapshotById, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
+import { ancestors, currentSnapshot, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 
 /** Summary key: JSON `{"<topic>": {"<partition>": "<next offset>"}}`. */
@@ -36,10 +35,9 @@ export function offsetsFromSummary(text: string, where: string): TopicPartitionO
 
 /** The offsets of the newest snapshot in the current snapshot's ancestry that records them. */
 export function committedOffsets(metadata: TableMetadata, where: string): TopicPartitionOffsets {
-  for (let s: Snapshot | undefined = currentSnapshot(metadata); s; ) {
-    const text = s.summary[OFFSETS_SUMMARY_KEY];
+  for (const snapshot of ancestors(metadata, currentSnapshot(metadata))) {
+    const text = snapshot.summary[OFFSETS_SUMMARY_KEY];
     if (text !== undefined) return offsetsFromSummary(text, where);
-    s = s.parentSnapshotId === undefined ? undefined : snapshotById(metadata, s.parentSnapshotId);
   }
   return new Map();
 }

@@ -69,6 +69,13 @@ export function snapshotById(metadata: TableMetadata, snapshotId: bigint): Snaps
   return metadata.snapshots.find((s) => s.snapshotId === snapshotId);
 }
 
+/** `from` and its parents, newest first, as far as the metadata still holds them (expiry cuts the chain). */
+export function* ancestors(metadata: TableMetadata, from: Snapshot | undefined): Generator<Snapshot> {
+  for (let s = from; s; s = s.parentSnapshotId === undefined ? undefined : snapshotById(metadata, s.parentSnapshotId)) {
+    yield s;
+  }
+}
+
 const modelledKeys = new Set([
   "format-version",
   "table-uuid",
