@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { inspect } from "node:util";
 import { Admin, type BaseOptions, Consumer } from "@platformatic/kafka";
+import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
 import { describeCause, KafkaError, walk } from "./errors.ts";
 
 export type SecurityProtocol = "PLAINTEXT" | "SASL_PLAINTEXT" | "SASL_SSL" | "SSL";
@@ -116,6 +117,7 @@ export class KafkaCluster {
   readonly #admin: Admin;
 
   private constructor(config: KafkaConnectionConfig) {
+    useContiguousResponseBuffers();
     this.#options = clientOptions(config);
     this.config = config;
     this.description = describeConnection(config);

@@ -2,7 +2,9 @@
 // writing, null keys and tombstones, transactions, the iterator form, and clean stops.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { tracingChannel } from "node:diagnostics_channel";
+import { subscribe, tracingChannel, unsubscribe } from "node:diagnostics_channel";
+import { syncBuiltinESMExports } from "node:module";
+import net from "node:net";
 import { after, before, test } from "node:test";
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
 import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
@@ -377,6 +379,60 @@ test("an offset deleted during the read stops it cleanly, reporting what was rea
     assert.equal(result.partitions[1]!.nextOffset, 0n);
   } finally {
     await admin.close();
+  }
+});
+
+test("a broker lost mid-read stops the read cleanly, reporting what was read", { timeout: 60_000 }, async () => {
+  const topic = await newTopic("broker-lost", 2);
+  await fill(topic, 2, 10, 10);
+  const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 2 }], consumerGroup: `${run}-lost` });
+
+  // The broker "goes away": the reader's open connections are cut and new ones are refused.
+  // The library imports net.createConnection by name; syncBuiltinESMExports makes it see the stub.
+  const connections: { socket?: net.Socket }[] = [];
+  const onInstance = (message: unknown) => {
+    const { type, instance } = message as { type: string; instance: { socket?: net.Socket } };
+    if (type === "connection") connections.push(instance);
+  };
+  subscribe("plt:kafka:instances", onInstance);
+  const createConnection = net.createConnection;
+  const refuse = () => {
+    net.createConnection = (() => {
+      const socket = new net.Socket();
+      const error = Object.assign(new Error("connect ECONNREFUSED (test: broker gone)"), { code: "ECONNREFUSED" });
+      process.nextTick(() => socket.destroy(error));
+      return socket;
+    }) as typeof net.createConnection;
+    syncBuiltinESMExports();
+    for (const connection of connections) connection.socket?.destroy();
+  };
+  const delivered = new Map<number, bigint>();
+  try {
+    const result = await readPartitions(
+      cluster,
+      plan.partitions,
+      (batch) => {
+        delivered.set(batch.partition, batch.nextOffset);
+        if (delivered.size === 2 && net.createConnection === createConnection) refuse();
+      },
+      { maxThreads: 2, maxBytesPerFetch: 1, retries: 1 },
+    );
+    assert.equal(result.status, "failed");
+    assert.ok(result.error instanceof KafkaReadError, String(result.error));
+    assert.match(
+      result.error.message,
+      /cannot connect to Kafka at 127\.0\.0\.1:\d+ over PLAINTEXT: connection refused/,
+    );
+    for (const p of result.partitions) {
+      // Each partition reports exactly what its callback accepted: what the caller may commit.
+      assert.equal(p.complete, false);
+      assert.equal(p.nextOffset, delivered.get(p.partition));
+      assert.equal(BigInt(p.messages), p.nextOffset);
+    }
+  } finally {
+    net.createConnection = createConnection;
+    syncBuiltinESMExports();
+    unsubscribe("plt:kafka:instances", onInstance);
   }
 });
 
