@@ -10,7 +10,7 @@
 // slower generic path. A null struct still gives each child a slot (null, or a zero value for
 // a required child), as Arrow's layout requires.
 import * as arrow from "apache-arrow";
-import type { NestedField } from "../spec/types.ts";
+import { isInt64, type NestedField } from "../spec/types.ts";
 import { childFields } from "./arrow-schema.ts";
 
 /** Rows a column has room for before it first grows, unless the batch says how many to expect. */
@@ -587,19 +587,13 @@ export function createColumn(field: NestedField, arrowField: arrow.Field, capaci
         return new RepeatedColumn(field, arrowField, capacity);
     }
   }
+  if (isInt64(type)) return new LongColumn(field, arrowField, capacity);
   switch (type) {
     case "boolean":
       return new BooleanColumn(field, arrowField, capacity);
     case "int":
     case "date":
       return new IntColumn(field, arrowField, capacity);
-    case "long":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-    case "timestamp_ns":
-    case "timestamptz_ns":
-      return new LongColumn(field, arrowField, capacity);
     case "float":
     case "double":
       return new FloatingColumn(field, arrowField, capacity);

@@ -16,7 +16,7 @@ import { compressors as jsCompressors } from "hyparquet-compressors";
 import type { Schema } from "../spec/schema.ts";
 import { asStruct } from "../spec/schema.ts";
 import { bytesToUuid, decodeDecimal, type SingleValue } from "../spec/single-value.ts";
-import { type IcebergType, isPrimitive, type NestedField, type PrimitiveType } from "../spec/types.ts";
+import { type IcebergType, isInt64, isPrimitive, type NestedField, type PrimitiveType } from "../spec/types.ts";
 import { childFields } from "./arrow-schema.ts";
 import { findFieldPath } from "./parquet-field-ids.ts";
 
@@ -129,14 +129,8 @@ function toKeyValue(type: PrimitiveType, value: unknown): KeyValue {
     if (type.kind === "fixed") return value as Uint8Array;
     return value instanceof Uint8Array ? decodeDecimal(value) : BigInt(value as number | bigint);
   }
+  if (isInt64(type)) return typeof value === "bigint" ? value : BigInt(value as number);
   switch (type) {
-    case "long":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-    case "timestamp_ns":
-    case "timestamptz_ns":
-      return typeof value === "bigint" ? value : BigInt(value as number);
     case "string":
       return utf8.decode(value as Uint8Array);
     case "uuid":

@@ -15,7 +15,7 @@
 // Bounds come out in the single-value binary form, strings and binary truncated per the mode.
 import type * as arrow from "apache-arrow";
 import { encodeDecimal, encodeSingleValue } from "../spec/single-value.ts";
-import type { PrimitiveType } from "../spec/types.ts";
+import { isInt64, type PrimitiveType } from "../spec/types.ts";
 import type { MetricsMode } from "./metrics-config.ts";
 import {
   truncateBinaryLower,
@@ -47,19 +47,13 @@ export abstract class ValueStats {
 
 export function valueStats(type: PrimitiveType): ValueStats {
   if (typeof type === "object") return type.kind === "decimal" ? new DecimalStats() : new FixedStats(false);
+  if (isInt64(type)) return new LongStats(type);
   switch (type) {
     case "boolean":
       return new BooleanStats();
     case "int":
     case "date":
       return new IntStats(type);
-    case "long":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-    case "timestamp_ns":
-    case "timestamptz_ns":
-      return new LongStats(type);
     case "float":
     case "double":
       return new FloatingStats(type);

@@ -14,7 +14,7 @@
 // (a safe-integer number is accepted on encode); string; uuid as its text form (a 16-byte
 // Uint8Array is accepted on encode); Uint8Array for fixed and binary; the unscaled bigint for
 // decimal.
-import { type PrimitiveType, typeToString } from "./types.ts";
+import { isInt64, type PrimitiveType, typeToString } from "./types.ts";
 
 export type SingleValue = boolean | number | bigint | string | Uint8Array;
 
@@ -28,6 +28,11 @@ export function encodeSingleValue(type: PrimitiveType, value: SingleValue): Uint
     if (bytes.length !== type.length) throw new RangeError(`${typeToString(type)} value has ${bytes.length} bytes`);
     return bytes.slice();
   }
+  if (isInt64(type)) {
+    const out = new Uint8Array(8);
+    new DataView(out.buffer).setBigInt64(0, BigInt.asIntN(64, int64Like(value, type)), true);
+    return out;
+  }
   switch (type) {
     case "boolean":
       if (typeof value !== "boolean") throw mismatch(type, value);
@@ -39,16 +44,6 @@ export function encodeSingleValue(type: PrimitiveType, value: SingleValue): Uint
       }
       const out = new Uint8Array(4);
       new DataView(out.buffer).setInt32(0, value, true);
-      return out;
-    }
-    case "long":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-    case "timestamp_ns":
-    case "timestamptz_ns": {
-      const out = new Uint8Array(8);
-      new DataView(out.buffer).setBigInt64(0, BigInt.asIntN(64, int64Like(value, type)), true);
       return out;
     }
     case "float": {
@@ -79,6 +74,10 @@ export function decodeSingleValue(type: PrimitiveType, bytes: Uint8Array): Singl
     return exactly(type.length, bytes, type).slice();
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isInt64(type)) {
+    exactly(8, bytes, type);
+    return view.getBigInt64(0, true);
+  }
   switch (type) {
     case "boolean":
       return exactly(1, bytes, type)[0] !== 0;
@@ -86,14 +85,6 @@ export function decodeSingleValue(type: PrimitiveType, bytes: Uint8Array): Singl
     case "date":
       exactly(4, bytes, type);
       return view.getInt32(0, true);
-    case "long":
-    case "time":
-    case "timestamp":
-    case "timestamptz":
-    case "timestamp_ns":
-    case "timestamptz_ns":
-      exactly(8, bytes, type);
-      return view.getBigInt64(0, true);
     case "float":
       exactly(4, bytes, type);
       return view.getFloat32(0, true);

@@ -68,6 +68,24 @@ export function isPrimitive(type: IcebergType): type is PrimitiveType {
   return typeof type === "string" || type.kind === "decimal" || type.kind === "fixed";
 }
 
+/** The types whose values are 64-bit signed integers (spec "Primitive Types"). */
+export type Int64TypeName = "long" | "time" | "timestamp" | "timestamptz" | "timestamp_ns" | "timestamptz_ns";
+
+/** long, time and the four timestamps: one storage, one order and one single-value form. */
+export function isInt64(type: IcebergType): type is Int64TypeName {
+  switch (type) {
+    case "long":
+    case "time":
+    case "timestamp":
+    case "timestamptz":
+    case "timestamp_ns":
+    case "timestamptz_ns":
+      return true;
+    default:
+      return false;
+  }
+}
+
 export function typeToString(type: IcebergType): string {
   if (typeof type === "string") return type;
   switch (type.kind) {
