@@ -2,22 +2,18 @@
 // With none configured, floe keeps its tables in ./warehouse with the embedded SQL catalog.
 import type { FileIOFactory } from "../io/file-io.ts";
 import type { Catalog } from "./catalog.ts";
-import { connectRestCatalog, type RestCredential } from "./rest-catalog.ts";
-import { openSqlCatalog } from "./sql-catalog.ts";
+import { connectRestCatalog, type RestCatalogOptions } from "./rest-catalog.ts";
+import { openSqlCatalog, type SqlCatalogOptions } from "./sql-catalog.ts";
 import { type UnityOptions, unityCatalogOptions } from "./unity.ts";
 
+/** What configuration sets of each catalog's options; FileIO, timeouts and retries are the caller's. */
+type RestConfig = Pick<RestCatalogOptions, "name" | "uri" | "warehouse" | "credential" | "headers" | "properties">;
+type SqlConfig = Pick<SqlCatalogOptions, "name" | "warehouse" | "uri">;
+
 export type CatalogConfig =
-  | {
-      type: "rest";
-      name?: string;
-      uri: string;
-      warehouse?: string;
-      credential?: RestCredential;
-      headers?: Readonly<Record<string, string>>;
-      properties?: Readonly<Record<string, string>>;
-    }
+  | ({ type: "rest" } & RestConfig)
   | ({ type: "unity" } & UnityOptions)
-  | { type: "sql"; name?: string; warehouse: string; uri?: string };
+  | ({ type: "sql" } & SqlConfig);
 
 export const DEFAULT_CATALOG: CatalogConfig = { type: "sql", name: "floe", warehouse: "./warehouse" };
 
