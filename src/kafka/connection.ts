@@ -128,10 +128,11 @@ export class KafkaCluster {
   static async connect(config: KafkaConnectionConfig): Promise<KafkaCluster> {
     const cluster = new KafkaCluster(config);
     try {
-      await cluster.#admin.metadata({ topics: [], forceUpdate: true });
+      // No topic asked: the brokers and the cluster id only, however many topics there are.
+      await cluster.run("reading the cluster metadata", (admin) => admin.metadata({ topics: [], forceUpdate: true }));
     } catch (error) {
       await cluster.close().catch(() => {});
-      throw cluster.connectionError(error) ?? error;
+      throw error;
     }
     return cluster;
   }

@@ -158,6 +158,13 @@ export async function readPartitions(
   options: ReadOptions = {},
 ): Promise<ReadResult> {
   const started = performance.now();
+  const seen = new Set<string>();
+  for (const { topic, partition } of ranges) {
+    // Two reads of one partition would deliver its messages twice.
+    const key = `${partition}:${topic}`;
+    if (seen.has(key)) throw new KafkaError(`${topic} partition ${partition} is listed twice in the ranges to read`);
+    seen.add(key);
+  }
   const read = new Read(cluster, onBatch, options);
   const progress = ranges.map((r) => read.track(r));
   // Longest first, so that a long partition does not start last and run alone.

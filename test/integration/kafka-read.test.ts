@@ -489,6 +489,14 @@ test("aborting stops the read with the progress made so far", { timeout: 60_000 
   assert.equal(result.messages, 10);
 });
 
+test("a partition listed twice is refused before any fetch", { timeout: 10_000 }, async () => {
+  const range = { topic: `${run}-twice`, partition: 0, startOffset: 0n, stopOffset: 5n };
+  await assert.rejects(
+    readPartitions(cluster, [range, { ...range, startOffset: 2n }], () => undefined),
+    /partition 0 is listed twice/,
+  );
+});
+
 test("ranges with nothing to read complete without a fetch", { timeout: 10_000 }, async () => {
   const result = await readPartitions(
     cluster,
