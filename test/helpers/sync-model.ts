@@ -4,7 +4,11 @@
 // the report figures a sync of a given batch must show. Messages are produced with explicit
 // partitions into fresh topics that only the test writes, so each partition's offsets count
 // up from 0 in production order and the model knows every offset.
-import type { TestMessage } from "./kafka.ts";
+import { ProduceAcks, Producer } from "@platformatic/kafka";
+import { KafkaCluster } from "../../src/kafka/connection.ts";
+import { listTopicPartitions } from "../../src/kafka/discover.ts";
+import { planOffsets } from "../../src/kafka/plan.ts";
+import { bootstrapServers } from "./kafka.ts";
 
 export type Value = Record<string, string | number | boolean | null>;
 
@@ -28,6 +32,11 @@ export class OffsetCounter {
     });
   }
 
+  /** The offset the next message of the partition gets: the partition's end once all is produced. */
+  end(partition: number): bigint {
+    return this.next.get(partition) ?? 0n;
+  }
+
   /** Messages produced so far, summed over partitions. */
   get total(): bigint {
     let sum = 0n;
@@ -36,12 +45,50 @@ export class OffsetCounter {
   }
 }
 
-export function toTestMessages(messages: readonly ModelMessage[]): TestMessage[] {
-  return messages.map((m) => ({
-    partition: m.partition,
-    key: m.key,
-    value: m.value === null ? null : JSON.stringify(m.value),
-  }));
+/**
+ * Produces the messages with an idempotent producer (a retried request on a loaded machine must
+ * not write a batch twice: the model would be off by that batch), then checks that every
+ * partition ends where the counter says.
+ */
+export async function produceExactly(topic: string, messages: readonly ModelMessage[], counter: OffsetCounter) {
+  const producer = new Producer<Buffer | null, Buffer | null>({
+    clientId: "floe-test-model",
+    bootstrapBrokers: [bootstrapServers],
+    idempotent: true,
+    timeout: 30_000,
+  });
+  try {
+    await producer.send({
+      acks: ProduceAcks.ALL,
+      messages: messages.map((m) => ({
+        topic,
+        partition: m.partition,
+        key: m.key === null ? null : Buffer.from(m.key),
+        value: m.value === null ? null : Buffer.from(JSON.stringify(m.value)),
+      })),
+    });
+  } finally {
+    await producer.close();
+  }
+  const cluster = await KafkaCluster.connect({
+    bootstrapServers: [bootstrapServers],
+    security: { protocol: "PLAINTEXT" },
+  });
+  try {
+    const plan = await planOffsets(cluster, {
+      topics: await listTopicPartitions(cluster, [topic]),
+      consumerGroup: "floe-test-model-none",
+    });
+    for (const p of plan.partitions) {
+      if (p.stopOffset !== counter.end(p.partition)) {
+        throw new Error(
+          `${topic} partition ${p.partition} ends at ${p.stopOffset}, the model at ${counter.end(p.partition)}`,
+        );
+      }
+    }
+  } finally {
+    await cluster.close();
+  }
 }
 
 export function base64Key(key: string | null): string | null {

@@ -12,15 +12,15 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync, type SyncReport } from "../../src/sync/sync.ts";
-import { bootstrapServers, createTopic, deleteTopic, produce } from "../helpers/kafka.ts";
+import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
 import { type Readers, restTable, startReaders } from "../helpers/readers.ts";
 import {
   AppendModel,
   type BatchFigures,
   modelColumns,
   OffsetCounter,
+  produceExactly,
   Random,
-  toTestMessages,
   UpsertModel,
   type Value,
 } from "../helpers/sync-model.ts";
@@ -115,9 +115,9 @@ test(`3 partitions, max_threads 3: every sync matches the model in DuckDB, PyIce
   for (let sync = 0; sync < SYNCS; sync++) {
     const batch = generate(sync);
     await Promise.all([
-      produce(topics.kv, toTestMessages(batch.kv)),
-      produce(topics.acct, toTestMessages(batch.acct)),
-      produce(topics.events, toTestMessages(batch.events)),
+      produceExactly(topics.kv, batch.kv, counters.kv),
+      produceExactly(topics.acct, batch.acct, counters.acct),
+      produceExactly(topics.events, batch.events, counters.events),
     ]);
     const figures = {
       kv: models.kv.apply(batch.kv),

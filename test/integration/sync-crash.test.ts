@@ -1,0 +1,343 @@
+// Crash test of floe sync (issue 4, Behaviour 6): `node src/cli/main.ts sync` runs as a child
+// process and is SIGKILLed at random moments spread over the whole duration of a sync (measured
+// first), over an append stream and two upsert streams (one keyed on _kafka_key, where
+// tombstones delete, one on a payload field), 3 partitions each, into the embedded SQLite
+// catalog in a temporary directory (fast, and the layout floe writes by default). Before every
+// killed run new messages are produced; after every kill the sync is run again to completion
+// and DuckDB must read exactly the model's rows: append, each (partition, offset) exactly once;
+// upsert, one row per live key carrying its latest message, with the _op_type of an
+// uninterrupted run. At the end DuckDB, PyIceberg and Spark read the model too.
+//
+// Where each kill landed is told from what it left behind: which tables got their snapshot,
+// which files it wrote without committing them (data files only: writing; manifests or
+// metadata: committing), and whether the consumer group got the offsets. FLOE_SEED replays the
+// messages and kill times; FLOE_CRASH_KILLS sets the number of kills (30 by default). The run
+// goes on past that number until at least 3 kills have hit the write-and-commit window.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { type Dirent, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
+import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
+import { Table } from "../../src/iceberg/table.ts";
+import { readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
+import { KafkaCluster } from "../../src/kafka/connection.ts";
+import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
+import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
+import { type Readers, type Row, type SqlCatalogRef, startReaders, type TableRef } from "../helpers/readers.ts";
+import {
+  AppendModel,
+  modelColumns,
+  OffsetCounter,
+  produceExactly,
+  Random,
+  UpsertModel,
+  type Value,
+} from "../helpers/sync-model.ts";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
+const random = new Random(seed);
+const KILLS = Number(process.env.FLOE_CRASH_KILLS ?? 30);
+const PARTITIONS = 3;
+/** Kills that must land while files are written or committed, however many kills that takes. */
+const MIN_COMMIT_KILLS = 3;
+
+const run = `${process.pid}_${Date.now()}`;
+const prefix = `crash${run}_`;
+const name = `crash_${run}`;
+const namespace = `${name}_topics`;
+const group = `floe_${name}`;
+const dir = mkdtempSync(join(tmpdir(), "floe-crash-"));
+const warehouse = join(dir, "warehouse");
+const stateDir = join(dir, "state");
+const jobPath = join(dir, "job.yaml");
+const catalogRef: SqlCatalogRef = { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
+
+const topics = { app: `${prefix}app`, kv: `${prefix}kv`, acct: `${prefix}acct` } as const;
+type TableName = keyof typeof topics;
+const tableNames = Object.keys(topics) as TableName[];
+
+writeFileSync(
+  jobPath,
+  `
+name: ${name}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    consumer_group: ${group}
+    topic_pattern: ^${prefix}(app|kv|acct)$
+    security: {protocol: PLAINTEXT}
+    max_threads: 3
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ${warehouse}}
+    target_engines: [duckdb, spark]
+streams:
+  ${topics.app}: {mode: append, table: app}
+  ${topics.kv}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
+  ${topics.acct}: {mode: upsert, dedup_keys: [id], table: acct}
+`,
+);
+
+const counters = { app: new OffsetCounter(), kv: new OffsetCounter(), acct: new OffsetCounter() };
+const models = {
+  app: new AppendModel(),
+  kv: new UpsertModel((m) => m.key, true),
+  acct: new UpsertModel((m) => (m.value === null ? null : String(m.value.id)), false),
+};
+const columns: Record<TableName, string[]> = { app: ["seq", "kind"], kv: ["name", "n"], acct: ["id", "name", "n"] };
+
+let readers: Readers;
+let cluster: KafkaCluster;
+before(async () => {
+  readers = await startReaders();
+  cluster = await KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
+  for (const topic of Object.values(topics)) await createTopic(topic, PARTITIONS);
+});
+after(async () => {
+  await cluster?.close();
+  await readers?.close();
+  for (const topic of Object.values(topics)) await deleteTopic(topic);
+});
+
+/** Produces one batch on every topic and applies it to the models (one batch = one sync's worth). */
+async function produceBatch(round: number): Promise<void> {
+  const app = Array.from({ length: 400 }, (_, i) => ({
+    partition: random.int(PARTITIONS),
+    key: random.chance(0.2) ? null : `e${random.int(50)}`,
+    value: random.chance(0.05) ? null : ({ seq: round * 10_000 + i, kind: random.chance(0.5) ? "a" : "b" } as Value),
+  }));
+  const kv = Array.from({ length: 300 }, () => {
+    const k = random.int(120);
+    return {
+      partition: k % PARTITIONS,
+      key: `k${k}`,
+      value: random.chance(0.15) ? null : { name: `kv${k}_${round}_${random.int(1000)}`, n: random.int(1e6) },
+    };
+  });
+  const acct = Array.from({ length: 300 }, () => {
+    const id = random.int(150);
+    return {
+      partition: id % PARTITIONS,
+      key: `a${id}`,
+      value: random.chance(0.1) ? null : { id, name: `acct${id}_${round}`, n: random.int(1e6) },
+    };
+  });
+  const batch = { app: counters.app.assign(app), kv: counters.kv.assign(kv), acct: counters.acct.assign(acct) };
+  await Promise.all(tableNames.map((t) => produceExactly(topics[t], batch[t], counters[t])));
+  models.app.apply(batch.app);
+  models.kv.apply(batch.kv);
+  models.acct.apply(batch.acct);
+}
+
+interface ChildRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  ms: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One `floe sync`, SIGKILLed after `killAfterMs` if it is still running then. */
+function floeSync(killAfterMs?: number): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      ["src/cli/main.ts", "sync", "--config", jobPath, "--json", "--state-dir", stateDir],
+      { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, ms: performance.now() - started, stdout, stderr });
+    });
+  });
+}
+
+async function syncToCompletion(where: string): Promise<ChildRun> {
+  const result = await floeSync();
+  assert.equal(result.code, 0, `${where}: floe sync exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  const report = JSON.parse(result.stdout) as { status: string };
+  assert.equal(report.status, "complete", where);
+  return result;
+}
+
+/** What a kill can have left: per table its current snapshot id and offsets; the group's offsets; every file. */
+async function observe() {
+  const catalog = await openSqlCatalog({ warehouse, name: "floe" });
+  const tables = new Map<TableName, { snapshot: bigint | undefined; offsets: string }>();
+  try {
+    for (const t of tableNames) {
+      try {
+        const table = await Table.load(catalog, { namespace: [namespace], name: t });
+        const offsets = committedOffsets(table.metadata, t).get(topics[t]) ?? new Map();
+        tables.set(t, { snapshot: currentSnapshot(table.metadata)?.snapshotId, offsets: offsetsText(offsets) });
+      } catch {
+        tables.set(t, { snapshot: undefined, offsets: "" });
+      }
+    }
+  } finally {
+    await catalog.close();
+  }
+  const groupOffsets = await readGroupOffsets(
+    cluster,
+    group,
+    tableNames.map((t) => ({ topic: topics[t], partitions: PARTITIONS })),
+  );
+  const groupText = new Map(tableNames.map((t) => [t, offsetsText(groupOffsets.get(topics[t]) ?? new Map())]));
+  return { tables, groupText, files: listFiles(warehouse) };
+}
+
+function offsetsText(offsets: Map<number, bigint>): string {
+  return [...offsets]
+    .sort(([a], [b]) => a - b)
+    .map(([p, o]) => `${p}:${o}`)
+    .join(",");
+}
+
+function listFiles(root: string): Set<string> {
+  const files = new Set<string>();
+  const walk = (d: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path);
+      else files.add(relative(root, path));
+    }
+  };
+  walk(root);
+  return files;
+}
+
+/** Which table a warehouse file belongs to: the directory of that name on its path. */
+function tableOf(file: string): TableName | undefined {
+  const parts = file.split(/[\\/]/);
+  return tableNames.find((t) => parts.includes(t));
+}
+
+type Observation = Awaited<ReturnType<typeof observe>>;
+
+/** Where the kill landed, from the difference between before and after. */
+function phaseOf(before: Observation, after: Observation): string {
+  const committed = tableNames.filter((t) => before.tables.get(t)!.snapshot !== after.tables.get(t)!.snapshot);
+  const newFiles = [...after.files].filter((f) => !before.files.has(f) && !f.startsWith("catalog.db"));
+  // Tables that got files but no snapshot: the kill hit their write or their commit.
+  for (const t of tableNames) {
+    if (committed.includes(t)) continue;
+    const mine = newFiles.filter((f) => tableOf(f) === t);
+    if (mine.some((f) => f.endsWith(".metadata.json"))) return `commit ${t}: metadata written, catalog not swapped`;
+    if (mine.some((f) => f.endsWith(".avro"))) return `commit ${t}: manifests`;
+    if (mine.length > 0) return `write ${t}: data/DV files`;
+  }
+  if (committed.length === 0) return "start, plan or read";
+  if (committed.length < tableNames.length) return "between table commits";
+  const acked = tableNames.every((t) => after.groupText.get(t) === after.tables.get(t)!.offsets);
+  return acked ? "after group commit (exit)" : "after table commits, before group commit";
+}
+
+/** A kill after the first file was written and before the last table's snapshot landed. */
+function inCommitWindow(phase: string): boolean {
+  return phase.startsWith("write") || phase.startsWith("commit") || phase.startsWith("between");
+}
+
+const orderBy = ["_kafka_partition", "_kafka_offset"];
+
+function tableRef(t: TableName): TableRef {
+  return { catalog: catalogRef, namespace, table: t };
+}
+
+/** Each table equals its model, read by `engines` (Spark through a fresh session: see iceberg-randomized). */
+async function assertModel(where: string, engines: readonly ("duckdb" | "pyiceberg" | "spark")[], generation: number) {
+  for (const t of tableNames) {
+    const expected = models[t].rows(columns[t]);
+    for (const engine of engines) {
+      const ref = tableRef(t);
+      const read =
+        engine === "spark" && "catalog" in ref
+          ? ({ ...ref, catalog: { ...ref.catalog, generation } } as unknown as TableRef)
+          : ref;
+      const rows: Row[] = await readers.rows(engine, read, { columns: modelColumns(columns[t]), orderBy });
+      if (t === "app") {
+        const positions = new Set(rows.map((r) => `${r._kafka_partition}/${r._kafka_offset}`));
+        assert.equal(positions.size, rows.length, `${where}: ${engine} reads a duplicate message in app`);
+      }
+      assert.deepStrictEqual(rows, expected, `${where}: ${engine} read other rows than the model from ${t}`);
+    }
+  }
+}
+
+test(`floe sync SIGKILLed at ${KILLS} random moments ends with exactly the model's rows (FLOE_SEED=${seed})`, async () => {
+  // Measure: the first sync creates the tables; the next ones show how long a sync of one batch lasts.
+  await produceBatch(0);
+  await syncToCompletion("first sync");
+  const durations: number[] = [];
+  for (let round = 1; round <= 2; round++) {
+    await produceBatch(round);
+    durations.push((await syncToCompletion(`measuring sync ${round}`)).ms);
+  }
+  await assertModel("after the measuring syncs", ["duckdb"], 0);
+  const duration = Math.max(...durations);
+  console.log(`an uninterrupted sync of one batch: ${durations.map((d) => Math.round(d)).join(", ")} ms`);
+
+  const phases = new Map<string, number>();
+  let kills = 0;
+  let outran = 0;
+  let round = 3;
+  const rerunMs: number[] = [];
+  // Most of a sync's time is Node starting and connecting; its writes and commits take a few
+  // hundred milliseconds. Random kills go on past KILLS until MIN_COMMIT_KILLS of them hit that window.
+  let commitKills = 0;
+  while (kills < KILLS || commitKills < MIN_COMMIT_KILLS) {
+    assert.ok(
+      round < KILLS * 4,
+      `after ${round} rounds: ${kills} kills, ${commitKills} of them while writing or committing (FLOE_SEED=${seed})`,
+    );
+    await produceBatch(round);
+    const delay = Math.round(random.next() * duration * 1.05);
+    const before = await observe();
+    const killed = await floeSync(delay);
+    const where = `round ${round}, killed after ${delay} ms (FLOE_SEED=${seed})`;
+    if (killed.signal === "SIGKILL") {
+      kills++;
+      const phase = phaseOf(before, await observe());
+      if (inCommitWindow(phase)) commitKills++;
+      console.log(`kill ${kills}: round ${round}, after ${delay} ms: ${phase}`);
+      phases.set(phase, (phases.get(phase) ?? 0) + 1);
+    } else {
+      // The sync ended before the kill: it must have ended well.
+      assert.equal(killed.code, 0, `${where}: floe sync exited ${killed.code}\n${killed.stdout}\n${killed.stderr}`);
+      outran++;
+    }
+    rerunMs.push((await syncToCompletion(`${where}: rerun`)).ms);
+    await assertModel(where, ["duckdb"], round);
+    round++;
+  }
+
+  console.log(`kills by phase (${kills} kills, ${outran} syncs ended before their kill):`);
+  for (const [phase, n] of [...phases].sort(([, a], [, b]) => b - a))
+    console.log(`  ${String(n).padStart(3)}  ${phase}`);
+  console.log(`reruns after a kill: ${Math.round(Math.min(...rerunMs))}-${Math.round(Math.max(...rerunMs))} ms`);
+  console.log(
+    `model: app ${models.app.messages.length} rows, kv ${models.kv.live.size} live keys, acct ${models.acct.live.size}`,
+  );
+  await assertModel("at the end", readers.engines, round);
+});
