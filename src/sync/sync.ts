@@ -9,7 +9,7 @@ import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
-import { type LostMessages, MessagesLostError } from "../kafka/plan.ts";
+import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { nextOffsets, type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
 import { checkTargetEngines, planSync } from "./plan-sync.ts";
@@ -56,6 +56,10 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     const { targets, skipped, offsets: plan } = await planSync(job, cluster, catalog);
     const namespace = [job.iceberg.namespace];
     if (!(await catalog.namespaceExists(namespace))) await catalog.createNamespace(namespace);
+    // A resume offset past the end of the log: the topic was re-created or truncated, and the
+    // offsets the tables hold name other messages. Nothing is read there, so going on would
+    // report a complete sync and later skip the new messages below the old offsets.
+    if (plan.ahead.length > 0) throw new OffsetsAheadError(plan.ahead);
     if (plan.lost.length > 0 && !options.acceptDataLoss) throw new MessagesLostError(plan.lost);
     options.onProgress?.({ kind: "planned", messages: plan.offsetsToRead, topics: targets.length });
 
