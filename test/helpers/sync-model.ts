@@ -58,15 +58,18 @@ export async function produceExactly(topic: string, messages: readonly ModelMess
     timeout: 30_000,
   });
   try {
-    await producer.send({
-      acks: ProduceAcks.ALL,
-      messages: messages.map((m) => ({
-        topic,
-        partition: m.partition,
-        key: m.key === null ? null : Buffer.from(m.key),
-        value: m.value === null ? null : Buffer.from(JSON.stringify(m.value)),
-      })),
-    });
+    // In requests of at most 200 messages: one request must stay below the broker's message.max.bytes.
+    for (let at = 0; at < messages.length; at += 200) {
+      await producer.send({
+        acks: ProduceAcks.ALL,
+        messages: messages.slice(at, at + 200).map((m) => ({
+          topic,
+          partition: m.partition,
+          key: m.key === null ? null : Buffer.from(m.key),
+          value: m.value === null ? null : Buffer.from(JSON.stringify(m.value)),
+        })),
+      });
+    }
   } finally {
     await producer.close();
   }
