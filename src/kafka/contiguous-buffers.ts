@@ -2,9 +2,10 @@
 //
 // The library keeps a response as the list of socket chunks it arrived in (a DynamicBuffer of
 // @platformatic/dynamic-buffer 0.3, still so in 0.4), and every read of a field locates its chunk
-// by scanning the list from the start. A fetch response of n chunks (64 KiB each) therefore costs
-// O(n) per field and O(n²) per response: at 4 MiB per fetch, reading 1M messages of 150 bytes spent
-// 1.7 CPU-seconds in the client, against 0.64 s with this workaround at 1 MiB (bench/kafka-read.ts).
+// by scanning the list from the start. A fetch response of n chunks (up to 64 KiB each) therefore
+// costs O(n) per field and O(n²) per response. Reading 1M messages of 150 bytes
+// (bench/kafka-read.ts, CPU seconds of the client) took 1.2-1.6 s at 1 MiB per fetch, 1.6 s at
+// 4 MiB and 3.4 s at 16 MiB; with this workaround 0.65-1.0 s, 1.2 s and 1.3 s.
 //
 // The library hands each response to its parser through DynamicBuffer#subarray. Here subarray
 // returns, when the range spans several chunks, a DynamicBuffer over one contiguous copy of it: one
