@@ -44,7 +44,13 @@ export async function deleteTopic(name: string): Promise<void> {
 /** Produces the messages in order, acknowledged by the broker before this resolves. */
 export async function produce(topic: string, messages: TestMessage[]): Promise<void> {
   // Buffers pass through untouched; null must reach the wire as null (a null key or a tombstone).
-  const producer = new Producer<Buffer | null, Buffer | null>({ clientId, bootstrapBrokers: [bootstrapServers] });
+  // Idempotent: the client retries a whole multi-partition request when one partition answers
+  // "not leader" (common right after topic creation); without idempotence the others get duplicates.
+  const producer = new Producer<Buffer | null, Buffer | null>({
+    clientId,
+    bootstrapBrokers: [bootstrapServers],
+    idempotent: true,
+  });
   try {
     await producer.send({
       acks: ProduceAcks.ALL,
