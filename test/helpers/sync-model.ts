@@ -16,15 +16,15 @@ export interface ModelMessage {
   partition: number;
   offset: bigint;
   key: string | null;
-  /** null: a tombstone. */
-  value: Value | null;
+  /** null: a tombstone; a string: raw bytes that are not JSON (a bad message, for the dead-letter table). */
+  value: Value | null | string;
 }
 
 /** The offsets messages will get, partition by partition, in a topic only the model writes to. */
 export class OffsetCounter {
   private readonly next = new Map<number, bigint>();
 
-  assign(messages: readonly { partition: number; key: string | null; value: Value | null }[]): ModelMessage[] {
+  assign(messages: readonly { partition: number; key: string | null; value: Value | null | string }[]): ModelMessage[] {
     return messages.map((m) => {
       const offset = this.next.get(m.partition) ?? 0n;
       this.next.set(m.partition, offset + 1n);
@@ -66,7 +66,7 @@ export async function produceExactly(topic: string, messages: readonly ModelMess
           topic,
           partition: m.partition,
           key: m.key === null ? null : Buffer.from(m.key),
-          value: m.value === null ? null : Buffer.from(JSON.stringify(m.value)),
+          value: m.value === null ? null : Buffer.from(typeof m.value === "string" ? m.value : JSON.stringify(m.value)),
         })),
       });
     }
@@ -136,6 +136,7 @@ export class UpsertModel {
     };
     const last = new Map<string, ModelMessage>();
     for (const m of batch) {
+      if (typeof m.value === "string") continue; // a dead letter
       if (m.value === null && !this.tombstonesDelete) {
         figures.tombstonesIgnored++;
         continue;
@@ -173,9 +174,26 @@ export class UpsertModel {
 export class AppendModel {
   readonly messages: ModelMessage[] = [];
 
+  /** Bad messages (string values): they go to the dead-letter table. */
+  readonly deadLetters: ModelMessage[] = [];
+
   apply(batch: readonly ModelMessage[]): BatchFigures {
-    this.messages.push(...batch);
-    return { messagesRead: batch.length, recordsAdded: batch.length, positionsDeleted: 0, tombstonesIgnored: 0 };
+    const rows = batch.filter((m) => typeof m.value !== "string");
+    this.messages.push(...rows);
+    this.deadLetters.push(...batch.filter((m) => typeof m.value === "string"));
+    return { messagesRead: batch.length, recordsAdded: rows.length, positionsDeleted: 0, tombstonesIgnored: 0 };
+  }
+
+  /** The dead-letter table's rows, as read with deadLetterColumns, ordered by (partition, offset). */
+  deadLetterRows(): Record<string, unknown>[] {
+    return [...this.deadLetters]
+      .sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
+      .map((m) => ({
+        _kafka_partition: m.partition,
+        _kafka_offset: m.offset,
+        _kafka_value: Buffer.from(m.value as string).toString("base64"),
+        _error_kind: "not-json",
+      }));
   }
 
   rows(columns: readonly string[], convert: (column: string, v: unknown) => unknown = defaultConvert) {
@@ -197,13 +215,16 @@ function modelRow(
   convert: (column: string, v: unknown) => unknown,
 ): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const c of columns) row[c] = convert(c, m.value?.[c] ?? null);
+  const value = typeof m.value === "string" ? null : m.value;
+  for (const c of columns) row[c] = convert(c, value?.[c] ?? null);
   row._kafka_key = base64Key(m.key);
   row._kafka_partition = m.partition;
   row._kafka_offset = m.offset;
   row._op_type = op;
   return row;
 }
+
+export const deadLetterColumns = ["_kafka_partition", "_kafka_offset", "_kafka_value", "_error_kind"];
 
 /** The columns a table is read with to compare it with a model's rows. */
 export function modelColumns(columns: readonly string[]): string[] {

@@ -73,7 +73,7 @@ after(async () => {
 const counters = { kv: new OffsetCounter(), acct: new OffsetCounter(), events: new OffsetCounter() };
 const models = {
   kv: new UpsertModel((m) => m.key, true),
-  acct: new UpsertModel((m) => (m.value === null ? null : String(m.value.id)), false),
+  acct: new UpsertModel((m) => (m.value === null || typeof m.value === "string" ? null : String(m.value.id)), false),
   events: new AppendModel(),
 };
 
