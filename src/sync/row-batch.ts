@@ -35,8 +35,9 @@ export class RowBatch {
   private readonly recordColumns: RecordColumn[] = [];
   private readonly writtenAtMicros = millisToMicros(Date.now());
 
-  constructor(schema: Schema) {
-    this.builder = new ColumnBatchBuilder(schema);
+  /** `expectedRows`: the rows about to be appended, so that the column builders are sized once. */
+  constructor(schema: Schema, expectedRows?: number) {
+    this.builder = new ColumnBatchBuilder(schema, expectedRows);
     for (const field of schema.fields) {
       const column = this.builder.column(field.id);
       if (isSystemColumn(field.name)) {

@@ -112,7 +112,7 @@ export async function writeStream(
 
   let snapshot: Snapshot;
   if (stream.mode === "append") {
-    const rowBatch = new RowBatch(schema);
+    const rowBatch = new RowBatch(schema, rows.count);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
     const files = await writeRows(target, table, rowBatch.builder);
     snapshot = await table
@@ -130,7 +130,7 @@ export async function writeStream(
     for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null ? 1 : 0;
     const winners = dedupBatch(hashes!, tombstones, index);
     const deletes = planDeletes(index, hashes!, winners);
-    const rowBatch = new RowBatch(schema);
+    const rowBatch = new RowBatch(schema, winners.messages.length);
     const rowMessages: number[] = [];
     for (let w = 0; w < winners.messages.length; w++) {
       if (winners.ops[w] === OP_DELETE) continue;
