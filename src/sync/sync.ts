@@ -92,6 +92,15 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     );
 
     const advanced = nextOffsets(result);
+    // The group gets every planned partition, read or not: one with nothing to read gets the
+    // offset it started from (the table's), so that a group left behind by a sync killed between
+    // its table commits and its group commit catches up even when no new message comes.
+    const reached: TopicPartitionOffsets = new Map();
+    for (const p of plan.partitions) {
+      const offsets = reached.get(p.topic) ?? new Map<number, bigint>();
+      offsets.set(p.partition, advanced.get(p.topic)?.get(p.partition) ?? p.startOffset);
+      reached.set(p.topic, offsets);
+    }
     const tables: TableReport[] = [];
     const acknowledged: TopicPartitionOffsets = new Map();
     for (const target of targets) {
@@ -103,7 +112,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
         readOffsets,
       );
       tables.push(report);
-      if (advanced.has(topic)) acknowledged.set(topic, advanced.get(topic)!);
+      if (reached.has(topic)) acknowledged.set(topic, reached.get(topic)!);
       options.onProgress?.({ kind: "committed", table: report.table });
     }
     await commitGroupOffsets(cluster, job.kafka.consumerGroup, acknowledged);
