@@ -1,0 +1,255 @@
+// End-to-end throughput of one `floe sync` (issue 4, "Done when": 1M messages of ~150 bytes, in
+// append and in upsert mode), against the local test broker (`npm run services start kafka`),
+// into the embedded SQLite-catalog warehouse in a temp folder.
+//
+//   node bench/sync.ts [--messages 1000000] [--partitions 4] [--threads 4] [--modes append,upsert]
+//                      [--runs 1] [--size 150] [--profile <dir>]
+//
+// Produces `messages` orders-like JSON values of about `size` bytes to a topic named after the
+// parameters, once (a topic that already holds exactly that many is reused). One message in ten
+// repeats the id of an earlier one, so an upsert sync dedups ~10% of the messages, in the batch
+// or against the table. The key is the id, and the partition follows the key, as a producer
+// partitioning by key would.
+//
+// Each run is a fresh child process (its peak RSS is the sync's alone) with a fresh warehouse,
+// key-index folder and consumer group, so it reads the whole topic. It prints messages/s end to
+// end, the time of each stage (plan, read + decode + infer, write + commit, group ack), CPU
+// seconds, and peak RSS (process.resourceUsage().maxRSS). --profile <dir> runs the children with
+// `node --cpu-prof --cpu-prof-dir <dir>`.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
+import { parseJob } from "../src/config/load-job.ts";
+import { runSync, type SyncProgress } from "../src/sync/sync.ts";
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: "string", default: "1000000" },
+    partitions: { type: "string", default: "4" },
+    threads: { type: "string", default: "4" },
+    modes: { type: "string", default: "append,upsert" },
+    runs: { type: "string", default: "1" },
+    size: { type: "string", default: "150" },
+    profile: { type: "string" },
+    bootstrap: { type: "string", default: `127.0.0.1:${process.env.KAFKA_PORT ?? 9092}` },
+    // Internal: one measured sync in this process, its figures printed as JSON.
+    "sync-once": { type: "string" },
+  },
+});
+
+const bootstrap = values.bootstrap;
+const messages = Number(values.messages);
+const partitions = Number(values.partitions);
+const size = Number(values.size);
+const topic = `floe-bench-sync-${messages}m-${partitions}p-${size}b`;
+const STATUSES = ["created", "paid", "shipped", "delivered", "cancelled"];
+const EPOCH = Date.UTC(2026, 0, 1);
+
+interface Figures {
+  mode: string;
+  messages: number;
+  records: number;
+  positionsDeleted: number;
+  dataFiles: number;
+  seconds: number;
+  stages: { plan: number; read: number; write: number; ack: number };
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+if (values["sync-once"] !== undefined) {
+  console.log(JSON.stringify(await syncOnce(values["sync-once"] as "append" | "upsert")));
+} else {
+  await ensureTopic();
+  console.log(`topic ${topic}: ${messages} messages of ~${size} bytes in ${partitions} partitions`);
+  console.log(
+    "mode     run  messages/s  seconds   plan   read+decode  write+commit   ack  CPU s  records  deleted  files  peak RSS (MB)",
+  );
+  for (const mode of values.modes.split(",")) {
+    for (let run = 1; run <= Number(values.runs); run++) {
+      const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", values.profile];
+      const child = spawnSync(
+        process.execPath,
+        [...process.execArgv, ...profile, import.meta.filename, ...argv(), "--sync-once", mode],
+        { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 },
+      );
+      if (child.status !== 0) throw new Error(`${mode} sync failed with status ${child.status}`);
+      const f = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Figures;
+      if (f.messages !== messages) throw new Error(`synced ${f.messages} messages, expected ${messages}`);
+      const s = f.stages;
+      console.log(
+        [
+          mode.padEnd(7),
+          String(run).padStart(4),
+          Math.round(f.messages / f.seconds)
+            .toLocaleString("en")
+            .padStart(11),
+          f.seconds.toFixed(2).padStart(8),
+          s.plan.toFixed(2).padStart(6),
+          s.read.toFixed(2).padStart(13),
+          s.write.toFixed(2).padStart(13),
+          s.ack.toFixed(2).padStart(5),
+          f.cpuSeconds.toFixed(1).padStart(6),
+          String(f.records).padStart(8),
+          String(f.positionsDeleted).padStart(8),
+          String(f.dataFiles).padStart(6),
+          f.peakRssMb.toFixed(0).padStart(14),
+        ].join(" "),
+      );
+    }
+  }
+}
+
+function argv(): string[] {
+  const passed = ["messages", "partitions", "threads", "size", "bootstrap"] as const;
+  return passed.flatMap((name) => [`--${name}`, String(values[name])]);
+}
+
+async function syncOnce(mode: "append" | "upsert"): Promise<Figures> {
+  const dir = mkdtempSync(join(tmpdir(), "floe-bench-sync-"));
+  const name = `bench_${mode}_${process.pid}`;
+  const job = parseJob(
+    `
+name: ${name}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrap}]
+    topic_pattern: ^${topic.replaceAll(".", "\\.")}$
+    max_threads: ${values.threads}
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ./warehouse}
+streams:
+  ${topic}: {mode: ${mode}, table: orders${mode === "upsert" ? ", dedup_keys: [id]" : ""}}
+`,
+    join(dir, "job.yaml"),
+  );
+  try {
+    const started = performance.now();
+    const marks = { planned: started, read: started, committed: started };
+    const cpuBefore = process.cpuUsage();
+    const report = await runSync(job, {
+      stateDir: join(dir, "state"),
+      onProgress(event: SyncProgress) {
+        const now = performance.now();
+        if (event.kind === "planned") marks.planned = marks.read = now;
+        else if (event.kind === "read") marks.read = now;
+        else marks.committed = now;
+      },
+    });
+    const ended = performance.now();
+    const cpu = process.cpuUsage(cpuBefore);
+    if (report.status !== "complete") throw new Error(`sync ${report.status}: ${report.readError}`);
+    const table = report.tables[0]!;
+    return {
+      mode,
+      messages: report.messagesRead,
+      records: table.recordsAdded,
+      positionsDeleted: table.positionsDeleted,
+      dataFiles: table.dataFilesAdded,
+      seconds: (ended - started) / 1000,
+      stages: {
+        plan: (marks.planned - started) / 1000,
+        read: (marks.read - marks.planned) / 1000,
+        write: (marks.committed - marks.read) / 1000,
+        ack: (ended - marks.committed) / 1000,
+      },
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function ensureTopic(): Promise<void> {
+  const admin = new Admin({ clientId: "floe-bench", bootstrapBrokers: [bootstrap] });
+  try {
+    const existing = await admin.listTopics();
+    if (existing.includes(topic)) {
+      const listed = await admin.listOffsets({
+        topics: [
+          { name: topic, partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) },
+        ],
+      });
+      const total = listed[0]!.partitions.reduce((sum, p) => sum + p.offset, 0n);
+      if (total === BigInt(messages)) return;
+      await admin.deleteTopics({ topics: [topic] });
+      await waitFor(async () => !(await admin.listTopics()).includes(topic));
+    }
+    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
+    await waitFor(async () => {
+      const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
+      return metadata.topics.get(topic)?.partitions.every((p) => p.leader >= 0) ?? false;
+    });
+  } finally {
+    await admin.close();
+  }
+  await produce();
+}
+
+async function produce(): Promise<void> {
+  const started = performance.now();
+  const producer = new Producer<Buffer, Buffer, Buffer, Buffer>({
+    clientId: "floe-bench",
+    bootstrapBrokers: [bootstrap],
+    // Without idempotence the library re-sends a whole request when one partition answers
+    // "not leader", and the partitions that had accepted it get duplicates.
+    idempotent: true,
+  });
+  try {
+    const batch = 5000;
+    const inflight: Promise<unknown>[] = [];
+    for (let i = 0; i < messages; i += batch) {
+      const chunk = [];
+      for (let n = i; n < Math.min(messages, i + batch); n++) {
+        const id = orderId(n);
+        chunk.push({ topic, partition: id % partitions, key: Buffer.from(String(id)), value: order(n, id) });
+      }
+      inflight.push(producer.send({ acks: ProduceAcks.ALL, messages: chunk }));
+      if (inflight.length >= 8) await inflight.shift();
+    }
+    await Promise.all(inflight);
+  } finally {
+    await producer.close();
+  }
+  console.log(`produced ${messages} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Message n's order id: its own, or for one message in ten an earlier message's (an update). */
+function orderId(n: number): number {
+  if (n % 10 !== 9) return n;
+  const earlier = Math.floor(n / 2);
+  return earlier % 10 === 9 ? earlier - 1 : earlier;
+}
+
+/** An orders-like JSON document padded to about `size` bytes. */
+function order(n: number, id: number): Buffer {
+  const document = {
+    id,
+    customer_id: (n * 31) % 50_000,
+    status: STATUSES[n % STATUSES.length],
+    amount: Math.round(((n * 37) % 100_000) + 1) / 100,
+    currency: "EUR",
+    created_at: new Date(EPOCH + n * 1000).toISOString(),
+    note: "",
+  };
+  const bare = JSON.stringify(document).length;
+  document.note = "x".repeat(Math.max(0, size - bare));
+  return Buffer.from(JSON.stringify(document));
+}
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`topic ${topic}: timed out waiting for the broker`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
