@@ -61,9 +61,6 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     // report a complete sync and later skip the new messages below the old offsets.
     if (plan.ahead.length > 0) throw new OffsetsAheadError(plan.ahead);
     if (plan.lost.length > 0 && !options.acceptDataLoss) throw new MessagesLostError(plan.lost);
-    // Committed offsets past the end of the log: the topic was re-created or truncated. Reading
-    // nothing would silently skip whatever the new log holds below those offsets.
-    if (plan.ahead.length > 0) throw new OffsetsAheadError(plan.ahead);
     options.onProgress?.({ kind: "planned", messages: plan.offsetsToRead, topics: targets.length });
 
     const batches = new Map(
