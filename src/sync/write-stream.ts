@@ -104,7 +104,14 @@ export async function writeStream(
     report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
   }
 
-  const offsets = mergeOffsets(committedOffsets(table.metadata, table.name), readOffsets);
+  const committed = committedOffsets(table.metadata, table.name);
+  const offsets = mergeOffsets(committed, readOffsets);
+  if (batch.rows.count === 0 && offsetsToSummary(offsets) === offsetsToSummary(committed)) {
+    // Nothing read (or nothing new past what the table holds): a commit would only add an empty
+    // snapshot to the table at every scheduled sync.
+    report.durationMs = performance.now() - started;
+    return report;
+  }
   const schema = currentSchema(table.metadata);
   const stream = selection.stream;
   const rows = batch.rows;
