@@ -237,9 +237,16 @@ test("every bad-message kind lands in <table>__dlq in the same sync, and the goo
   assert.deepEqual(committedOffsets(deadTable.metadata, "events__dlq").get(topic("events")), new Map([[0, 9n]]));
   assert.deepEqual((await groupOffsets(job, topic("events"))).get(topic("events")), new Map([[0, 9n]]));
 
-  // Nothing new: nothing read, no dead letter twice.
+  // Nothing new: nothing read, no dead letter twice, and no empty snapshot in any table.
+  const tables = ["events", "events__dlq", "users", "users__dlq"];
+  const snapshots = await Promise.all(tables.map((name) => snapshotOf(namespace, name)));
   const again = await runSync(job, { stateDir });
   assert.equal(again.messagesRead, 0);
+  assert.deepEqual(
+    again.tables.map((t) => t.snapshotId),
+    [null, null],
+  );
+  assert.deepEqual(await Promise.all(tables.map((name) => snapshotOf(namespace, name))), snapshots);
   assert.equal(
     (await readers.rows("duckdb", restTable(namespace, "events__dlq"), { columns: ["_kafka_offset"] })).length,
     6,
@@ -400,6 +407,13 @@ test("on_error: skip counts the bad messages, writes no dead letter, and lands t
     { id: 2n },
   ]);
   assert.deepEqual((await groupOffsets(job, t)).get(t), new Map([[0, 5n]]));
+
+  // Only bad messages: no row, but the table still records that it is past them.
+  await produce(t, [{ value: "still nope" }, { value: json({ id: null }) }]);
+  const second = tableReport(await runSync(job, { stateDir }), namespace, "lax");
+  assert.deepEqual([second.messagesRead, second.recordsAdded, second.skipped], [2, 0, 2]);
+  const table = (await loadTable(namespace, "lax"))!;
+  assert.deepEqual(committedOffsets(table.metadata, "lax").get(t), new Map([[0, 7n]]));
 });
 
 test("a type change fails the sync naming topic, partition, offset and field, with nothing committed", async () => {
