@@ -8,8 +8,17 @@ import { ExitCode } from "./exit-codes.ts";
 
 export function fail(command: string, error: unknown, json: boolean): ExitCode {
   const message = error instanceof Error ? error.message : String(error);
-  if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-  else process.stderr.write(`floe ${command}: ${message}\n`);
+  if (json) {
+    // Expired messages per partition, as the report's lostMessages, so that a script can act on them.
+    const body = error instanceof MessagesLostError ? { error: message, lostMessages: error.lost } : { error: message };
+    process.stdout.write(
+      `${JSON.stringify(body, (_key, value) => (typeof value === "bigint" ? value.toString() : value))}\n`,
+    );
+  } else {
+    const hint =
+      error instanceof MessagesLostError ? "\nRun again with --accept-data-loss to go on; the loss is reported." : "";
+    process.stderr.write(`floe ${command}: ${message}${hint}\n`);
+  }
   if (error instanceof MessagesLostError) return ExitCode.DATA_LOSS;
   if (error instanceof ConfigError || error instanceof TopicSelectionError || error instanceof EngineConflictError) {
     return ExitCode.USAGE;
