@@ -322,6 +322,7 @@ test("retention: messages deleted unread fail the sync with exit 3 and the count
     const lost = await floe(["sync", "--config", file]);
     assert.equal(lost.code, 3, lost.stderr);
     assert.match(lost.stderr, /5 message\(s\) expired before they were read/);
+    assert.match(lost.stderr, /Run again with --accept-data-loss to go on; the loss is reported/);
     assert.match(
       lost.stderr,
       new RegExp(`${topic} partition 0: 3 \\(resume at 5 from the table offset, log starts at 8\\)`),
@@ -333,7 +334,20 @@ test("retention: messages deleted unread fail the sync with exit 3 and the count
   }
   const lostJson = await floe(["sync", "--config", file, "--json"]);
   assert.equal(lostJson.code, 3);
-  assert.match(JSON.parse(lostJson.stdout).error, /partition 0: 3 .*partition 1: 2 /);
+  const lostReport = JSON.parse(lostJson.stdout);
+  assert.match(lostReport.error, /partition 0: 3 .*partition 1: 2 /);
+  assert.deepEqual(
+    lostReport.lostMessages.map((l: { topic: string; partition: number; lost: string; resumeOffset: string }) => [
+      l.topic,
+      l.partition,
+      l.lost,
+      l.resumeOffset,
+    ]),
+    [
+      [topic, 0, "3", "5"],
+      [topic, 1, "2", "5"],
+    ],
+  );
 
   const accepted = await floe(["sync", "--config", file, "--json", "--accept-data-loss"]);
   assert.equal(accepted.code, 0, accepted.stderr);
