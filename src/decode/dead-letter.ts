@@ -17,7 +17,7 @@ export const DEAD_LETTER_SCHEMA: Schema = Object.freeze({
       6,
       "_error_kind",
       "string",
-      "the BadMessageKind: invalid-utf8, not-json, not-object or confluent-framed-without-registry",
+      "why: invalid-utf8, not-json, not-object, confluent-framed-without-registry or missing-dedup-key",
     ),
     field(7, "_error", "string", "what is wrong with the message"),
     field(8, "_floe_timestamp", "timestamptz", "when floe wrote the row"),
