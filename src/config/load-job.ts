@@ -79,7 +79,9 @@ function describeIssue(issue: ZodIssue, prefix: ConfigPath): { path: ConfigPath;
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return [{ path, message: "required" }];
-      return [{ path, message: `expected ${expectedName(issue.expected)}, got ${jsonTypeOf(issue.input)}` }];
+      return [
+        { path, message: `expected ${expectedName(issue.expected)}, got ${jsonTypeOf(issue.input, isSecret(path))}` },
+      ];
     case "unrecognized_keys":
       return issue.keys.map((key) => ({ path: [...path, key], message: "unknown key" }));
     case "invalid_value":
@@ -119,11 +121,19 @@ function expectedName(expected: string): string {
   return expected === "array" ? "a list" : expected === "object" ? "a mapping" : `a ${expected}`;
 }
 
-function jsonTypeOf(value: unknown): string {
+/** `withoutValue` for a secret's key: a password written as digits is a number, and the message must not print it. */
+function jsonTypeOf(value: unknown, withoutValue = false): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  return `${typeof value} ${show(value)}`;
+  return withoutValue ? `a ${typeof value}` : `${typeof value} ${show(value)}`;
+}
+
+/** The keys whose values job-schema.ts wraps in Secret. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(["password", "token", "client_secret"]);
+
+function isSecret(path: ConfigPath): boolean {
+  return SECRET_KEYS.has(String(path.at(-1)));
 }
 
 function show(value: unknown): string {
