@@ -269,6 +269,24 @@ destination:
   assert.equal(invalid.code, 2);
   assert.match(invalid.stderr, /dedup_keys: required when mode is upsert/);
 
+  // A password written in the file as digits is a YAML number: the type error must not quote it.
+  const digits = "98765432101";
+  const literal = jobFile(
+    "secret_literal",
+    `name: secret_literal
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    topic_pattern: ^${topic}$
+    security: {protocol: SASL_PLAINTEXT}
+    sasl: {mechanism: PLAIN, username: floe, password: ${digits}}
+`,
+  );
+  const typed = await floe(["sync", "--config", literal]);
+  assert.equal(typed.code, 2);
+  assert.match(typed.stderr, /source\.kafka\.sasl\.password: expected a string, got a number/);
+  assert.ok(!typed.stderr.includes(digits) && !typed.stdout.includes(digits), typed.stderr);
+
   for (const output of outputs) {
     assert.ok(!output.includes(token), `the token leaked: ${output}`);
     assert.ok(!output.includes(password), `the password leaked: ${output}`);
