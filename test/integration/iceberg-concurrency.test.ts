@@ -23,14 +23,14 @@ import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { ValidationError } from "../../src/iceberg/commit/validation-error.ts";
 import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
 import type { DataFile } from "../../src/iceberg/spec/manifest.ts";
 import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSchema, currentSnapshot, snapshotById } from "../../src/iceberg/spec/table-metadata.ts";
+import { currentSnapshot, snapshotById } from "../../src/iceberg/spec/table-metadata.ts";
 import type { TableRequirement, TableUpdate } from "../../src/iceberg/spec/table-update.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { type Readers, type Row, restTable, startReaders, type TableRef } from "../helpers/readers.ts";
+import { arrowRows, byId } from "../helpers/tables.ts";
 import { restCatalog } from "../services/iceberg-rest.ts";
 
 let readers: Readers;
@@ -105,14 +105,10 @@ const schema = {
 };
 
 async function write(table: Table, rows: Row[]): Promise<DataFile> {
-  const batch = new ColumnBatchBuilder(currentSchema(table.metadata));
-  for (const row of rows) batch.appendRow(row);
-  const files = await writeDataFiles(table, batch.build());
+  const files = await writeDataFiles(table, arrowRows(table, rows));
   assert.equal(files.length, 1);
   return files[0]!;
 }
-
-const byId = (rows: Iterable<Row>) => [...rows].sort((a, b) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0));
 
 /**
  * Writers A and B each commit `rounds` times, both at once in every round: A appends, B appends

@@ -16,13 +16,13 @@ import type { Catalog } from "../../src/iceberg/catalog/catalog.ts";
 import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
 import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
+import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import type { PrimitiveType } from "../../src/iceberg/spec/types.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { type Readers, type Row, restTable, startReaders, type TableRef } from "../helpers/readers.ts";
+import { arrowRows } from "../helpers/tables.ts";
 import { restCatalog } from "../services/iceberg-rest.ts";
 
 const seed =
@@ -204,9 +204,7 @@ async function randomWalk(
       written.push(w);
       read.push(r);
     }
-    const batch = new ColumnBatchBuilder(currentSchema(table.metadata));
-    for (const row of written) batch.appendRow(row);
-    const files = await writeDataFiles(table, batch.build());
+    const files = await writeDataFiles(table, arrowRows(table, written));
     // Rows land in the files in order; a file's positions restart at 0.
     const placed: { id: bigint; file: string; position: number; row: Row }[] = [];
     let i = 0;

@@ -4,15 +4,11 @@
 // upserts others, and DuckDB, PyIceberg and Spark read exactly the expected rows.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
+import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { type Readers, type Row, restTable, startReaders } from "../helpers/readers.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
+import { arrowRows, byId, createRestTable } from "../helpers/tables.ts";
 
 const namespace = `rewrite_${process.pid}_${Date.now()}`;
 let readers: Readers;
@@ -22,32 +18,8 @@ before(async () => {
 });
 after(() => readers?.close());
 
-function rows(table: Table, records: Row[]) {
-  const batch = new ColumnBatchBuilder(currentSchema(table.metadata));
-  for (const record of records) batch.appendRow(record);
-  return batch.build();
-}
-
-const byId = (rs: Iterable<Row>) => [...rs].sort((a, b) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0));
-
 test("Spark rewrite_data_files on a floe table, then a floe row delta on the rewritten files", async (t) => {
-  const catalog = await connectRestCatalog({ uri: restCatalog.uri });
-  await catalog.createNamespace([namespace]);
-  const id = { namespace: [namespace], name: "compacted" };
-  const table = new Table(
-    catalog,
-    await catalog.createTable(id, {
-      schema: {
-        schemaId: 0,
-        fields: [
-          { id: 1, name: "id", required: true, type: "long" },
-          { id: 2, name: "name", required: false, type: "string" },
-          { id: 3, name: "amount", required: false, type: "double" },
-        ],
-      },
-      spec: unpartitioned,
-    }),
-  );
+  const { catalog, table } = await createRestTable(namespace, "compacted");
   const ref = restTable(namespace, "compacted");
   const expected = new Map<bigint, Row>();
 
@@ -59,7 +31,7 @@ test("Spark rewrite_data_files on a floe table, then a floe row delta on the rew
       const i = BigInt(f * 4 + r + 1);
       batch.push({ id: i, name: `n${i}`, amount: Number(i) * 1.25 });
     }
-    const written = await writeDataFiles(table, rows(table, batch));
+    const written = await writeDataFiles(table, arrowRows(table, batch));
     await table
       .newFastAppend()
       .appendFile(...written)
@@ -71,7 +43,7 @@ test("Spark rewrite_data_files on a floe table, then a floe row delta on the rew
   const upsert = { id: 6n, name: "n6-v2", amount: 600 };
   await table
     .newRowDelta()
-    .addRows(...(await writeDataFiles(table, rows(table, [upsert]))))
+    .addRows(...(await writeDataFiles(table, arrowRows(table, [upsert]))))
     .deleteRows(files[1]!, [1, 3])
     .commit();
   expected.set(6n, upsert);
@@ -125,7 +97,7 @@ test("Spark rewrite_data_files on a floe table, then a floe row delta on the rew
     { id: 6n, name: "n6-v3", amount: 6000 },
     { id: 18n, name: "n18-v2", amount: 1800 },
   ];
-  const delta = table.newRowDelta().addRows(...(await writeDataFiles(table, rows(table, replacements))));
+  const delta = table.newRowDelta().addRows(...(await writeDataFiles(table, arrowRows(table, replacements))));
   const victims = Map.groupBy([1n, 13n, 6n, 18n], (i) => location.get(i)!.path);
   for (const [path, ids] of victims)
     delta.deleteRows(

@@ -3,15 +3,11 @@
 // first), add a column, and read every state back through DuckDB, PyIceberg and Spark.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
+import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { type Readers, restTable, startReaders } from "../helpers/readers.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
+import { arrowRows, createRestTable } from "../helpers/tables.ts";
 
 const namespace = `writer_${process.pid}_${Date.now()}`;
 let readers: Readers;
@@ -21,36 +17,14 @@ before(async () => {
 });
 after(() => readers?.close());
 
-function rows(table: Table, records: Record<string, unknown>[]) {
-  const batch = new ColumnBatchBuilder(currentSchema(table.metadata));
-  for (const record of records) batch.appendRow(record);
-  return batch.build();
-}
-
 test("append, deletion vectors (merged on a second delete), schema evolution: all three engines agree", async () => {
-  const catalog = await connectRestCatalog({ uri: restCatalog.uri });
-  await catalog.createNamespace([namespace]);
-  const id = { namespace: [namespace], name: "customers" };
-  const table = new Table(
-    catalog,
-    await catalog.createTable(id, {
-      schema: {
-        schemaId: 0,
-        fields: [
-          { id: 1, name: "id", required: true, type: "long" },
-          { id: 2, name: "name", required: false, type: "string" },
-          { id: 3, name: "amount", required: false, type: "double" },
-        ],
-      },
-      spec: unpartitioned,
-    }),
-  );
+  const { catalog, table } = await createRestTable(namespace, "customers");
   assert.equal(table.metadata.formatVersion, 3);
   const ref = restTable(namespace, "customers");
 
   const first = await writeDataFiles(
     table,
-    rows(table, [
+    arrowRows(table, [
       { id: 1n, name: "Aarav", amount: 1.5 },
       { id: 2n, name: "Sofia", amount: 2.5 },
       { id: 3n, name: "Liam", amount: 3.5 },
@@ -69,7 +43,7 @@ test("append, deletion vectors (merged on a second delete), schema evolution: al
 
   // Replace id 3 (row 2 of the first file) with a new version.
   const path = first[0]!.filePath;
-  const second = await writeDataFiles(table, rows(table, [{ id: 3n, name: "Liam", amount: 30 }]));
+  const second = await writeDataFiles(table, arrowRows(table, [{ id: 3n, name: "Liam", amount: 30 }]));
   const s2 = await table
     .newRowDelta()
     .addRows(...second)
@@ -86,7 +60,7 @@ test("append, deletion vectors (merged on a second delete), schema evolution: al
 
   // A second delete on the same data file: the new DV carries row 2 as well, the old one goes.
   await table.updateSchema((change) => change.addColumn("city", "string"));
-  const third = await writeDataFiles(table, rows(table, [{ id: 1n, name: "Aarav", amount: 10, city: "Mumbai" }]));
+  const third = await writeDataFiles(table, arrowRows(table, [{ id: 1n, name: "Aarav", amount: 10, city: "Mumbai" }]));
   const s3 = await table
     .newRowDelta()
     .addRows(...third)
