@@ -10,7 +10,8 @@ import { listTopicPartitions } from "../../src/kafka/discover.ts";
 import { planOffsets } from "../../src/kafka/plan.ts";
 import { bootstrapServers } from "./kafka.ts";
 
-export type Value = Record<string, string | number | boolean | null>;
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type Value = Record<string, Json>;
 
 export interface ModelMessage {
   partition: number;
@@ -203,10 +204,20 @@ export class AppendModel {
   }
 }
 
-/** Whole JSON numbers land in long columns, which the readers return as bigint. */
+/**
+ * How a value reads back: whole JSON numbers land in long columns (read as bigint), nested
+ * objects and arrays in string columns as their JSON text, ISO 8601 timestamp strings in
+ * timestamptz columns (read in UTC with microseconds: "2025-01-02T03:04:05.678000Z").
+ */
 function defaultConvert(_column: string, v: unknown): unknown {
-  return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : v;
+  if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
+  if (v !== null && typeof v === "object") return JSON.stringify(v);
+  if (typeof v === "string" && ISO_TIMESTAMP.test(v)) return `${new Date(v).toISOString().slice(0, -1)}000Z`;
+  return v;
 }
+
+/** The timestamps the model tests write: milliseconds, and Z or a ±hh:mm offset. */
+const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)$/;
 
 function modelRow(
   m: ModelMessage,

@@ -77,6 +77,17 @@ const models = {
   events: new AppendModel(),
 };
 
+/** A random instant as ISO 8601 with milliseconds, in UTC or at an offset of whole or half hours. */
+function timestamp(): string {
+  const ms = Date.UTC(2020, 0, 1) + random.int(5 * 365 * 86_400) * 1000 + random.int(1000);
+  const offsetMinutes = random.chance(0.5) ? 0 : (random.int(27) - 13) * 30;
+  if (offsetMinutes === 0) return new Date(ms).toISOString();
+  const local = new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMinutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
+
 /** The messages of one sync; from the third on, some values carry a new field `tag`. */
 function generate(sync: number) {
   const tag = (v: Value): Value => (sync >= 2 && random.chance(0.5) ? { ...v, tag: `t${sync}_${random.int(5)}` } : v);
@@ -87,7 +98,18 @@ function generate(sync: number) {
   });
   const acct = Array.from({ length: 150 }, () => {
     const id = random.int(50);
-    const value = random.chance(0.1) ? null : { id, name: `acct${id}_${sync}`, n: random.int(1e6) - 500_000 };
+    const value = random.chance(0.1)
+      ? null
+      : {
+          id,
+          name: `acct${id}_${sync}`,
+          n: random.int(1e6) - 500_000,
+          // The other inferred types: timestamptz (any offset, read in UTC), boolean, double, JSON text.
+          at: timestamp(),
+          ok: random.chance(0.5),
+          score: random.int(10_000) / 10 + 0.05,
+          meta: { tier: random.int(3), tags: [`t${random.int(4)}`, null] },
+        };
     return { partition: id % PARTITIONS, key: `a${id}`, value };
   });
   const events = Array.from({ length: 120 }, (_, i) => ({
@@ -138,7 +160,7 @@ test(`3 partitions, max_threads 3: every sync matches the model in DuckDB, PyIce
       columns: modelColumns(kvColumns),
       orderBy,
     });
-    const acctColumns = ["id", "name", "n"];
+    const acctColumns = ["id", "name", "n", "at", "ok", "score", "meta"];
     await readers.assertRows(restTable(namespace, "acct"), models.acct.rows(acctColumns), {
       columns: modelColumns(acctColumns),
       orderBy,
