@@ -1,6 +1,7 @@
 // Kafka chores of the integration tests, against the broker of test/services/kafka.ts.
 // Each call opens its own client and closes it, so a test never leaks a connection.
 import { Admin, findErrorBy, ProduceAcks, Producer } from "@platformatic/kafka";
+import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { brokerPort } from "../services/kafka/config.ts";
 
 export const bootstrapServers = `127.0.0.1:${brokerPort()}`;
@@ -12,6 +13,32 @@ export interface TestMessage {
   /** null produces a tombstone. */
   value: string | Buffer | null;
   partition?: number;
+}
+
+/** The test broker as floe connects to it (close it in `after`). */
+export function connectCluster(): Promise<KafkaCluster> {
+  return KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
+}
+
+/** The topics a test file creates, named `<run>-<name>`, all deleted by deleteAll (in `after`). */
+export class TestTopics {
+  readonly run: string;
+  private readonly created: string[] = [];
+
+  constructor(run: string) {
+    this.run = run;
+  }
+
+  async create(name: string, partitions = 1): Promise<string> {
+    const topic = `${this.run}-${name}`;
+    this.created.push(topic);
+    await createTopic(topic, partitions);
+    return topic;
+  }
+
+  async deleteAll(): Promise<void> {
+    await Promise.all(this.created.map((topic) => deleteTopic(topic)));
+  }
 }
 
 /** Creates the topic and returns once every partition has a leader, so that produce succeeds at once. */

@@ -11,8 +11,8 @@ import {
   describeGroup,
   readGroupOffsets,
 } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { bootstrapServers, createTopic, deleteTopic, produce } from "../helpers/kafka.ts";
+import type { KafkaCluster } from "../../src/kafka/connection.ts";
+import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../helpers/kafka.ts";
 
 const run = `floe-it-commit-${randomUUID().slice(0, 8)}`;
 const orders = `${run}-orders`;
@@ -20,7 +20,7 @@ const customers = `${run}-customers`;
 let cluster: KafkaCluster;
 
 before(async () => {
-  cluster = await KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
+  cluster = await connectCluster();
   await Promise.all([createTopic(orders, 3), createTopic(customers, 1)]);
 });
 

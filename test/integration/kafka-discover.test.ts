@@ -6,9 +6,9 @@ import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
 import { selectTopics } from "../../src/config/topics.ts";
 import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
+import type { KafkaCluster } from "../../src/kafka/connection.ts";
 import { listTopicPartitions, listTopics } from "../../src/kafka/discover.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
+import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../helpers/kafka.ts";
 
 const run = `floe_it_discover_${randomUUID().slice(0, 8)}`;
 const orders = `${run}_orders`;
@@ -17,7 +17,7 @@ const ordersDlq = `${run}_orders_dlq`;
 let cluster: KafkaCluster;
 
 before(async () => {
-  cluster = await KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
+  cluster = await connectCluster();
   await Promise.all([createTopic(orders, 3), createTopic(customers, 1), createTopic(ordersDlq, 1)]);
   // A committed offset makes the broker create __consumer_offsets, an internal topic to skip.
   await commitGroupOffsets(cluster, `${run}-group`, new Map([[orders, new Map([[0, 0n]])]]));

@@ -5,28 +5,26 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
 import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
+import type { KafkaCluster } from "../../src/kafka/connection.ts";
 import { planOffsets } from "../../src/kafka/plan.ts";
-import { bootstrapServers, createTopic, deleteTopic, produce } from "../helpers/kafka.ts";
+import { bootstrapServers, connectCluster, produce, TestTopics } from "../helpers/kafka.ts";
 
 const run = `floe-it-plan-${randomUUID().slice(0, 8)}`;
-const topics: string[] = [];
+const topics = new TestTopics(run);
 let cluster: KafkaCluster;
 
 before(async () => {
-  cluster = await KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
+  cluster = await connectCluster();
 });
 
 after(async () => {
   await cluster?.close();
-  await Promise.all(topics.map((t) => deleteTopic(t)));
+  await topics.deleteAll();
 });
 
 /** A fresh topic with `counts[p]` messages in partition p. */
 async function topicWith(name: string, counts: number[]): Promise<string> {
-  const topic = `${run}-${name}`;
-  topics.push(topic);
-  await createTopic(topic, counts.length);
+  const topic = await topics.create(name, counts.length);
   // One produce call per partition: the library re-sends a whole multi-partition request when one
   // partition answers "not leader" (common right after creation), duplicating the others.
   for (const [partition, count] of counts.entries()) {

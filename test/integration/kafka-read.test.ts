@@ -8,7 +8,7 @@ import net from "node:net";
 import { after, before, test } from "node:test";
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
 import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
+import type { KafkaCluster } from "../../src/kafka/connection.ts";
 import { planOffsets } from "../../src/kafka/plan.ts";
 import {
   type KafkaMessage,
@@ -18,27 +18,20 @@ import {
   readPartitions,
   streamPartitions,
 } from "../../src/kafka/read.ts";
-import { bootstrapServers, createTopic, deleteTopic, produce, type TestMessage } from "../helpers/kafka.ts";
+import { bootstrapServers, connectCluster, produce, type TestMessage, TestTopics } from "../helpers/kafka.ts";
 
 const run = `floe-it-read-${randomUUID().slice(0, 8)}`;
-const topics: string[] = [];
+const topics = new TestTopics(run);
 let cluster: KafkaCluster;
 
 before(async () => {
-  cluster = await KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
+  cluster = await connectCluster();
 });
 
 after(async () => {
   await cluster?.close();
-  await Promise.all(topics.map((t) => deleteTopic(t)));
+  await topics.deleteAll();
 });
-
-async function newTopic(name: string, partitions: number): Promise<string> {
-  const topic = `${run}-${name}`;
-  topics.push(topic);
-  await createTopic(topic, partitions);
-  return topic;
-}
 
 /**
  * Produces `rounds` batches of `size` messages to each partition, value "<partition>:<offset>".
@@ -65,7 +58,7 @@ function text(bytes: Uint8Array | null): string | null {
 test("exactly [start, stop) of 3 partitions with 3 threads while a producer keeps producing", {
   timeout: 120_000,
 }, async () => {
-  const topic = await newTopic("exact", 3);
+  const topic = await topics.create("exact", 3);
   await fill(topic, 3, 3, 100);
   const group = `${run}-exact`;
   // Partition 0 resumes mid-batch from the table, partition 1 mid-batch from the group, partition 2 from the log start.
@@ -201,7 +194,7 @@ test("exactly [start, stop) of 3 partitions with 3 threads while a producer keep
 test("null keys and tombstones come through as null, empty ones as empty, with headers and timestamps", {
   timeout: 60_000,
 }, async () => {
-  const topic = await newTopic("nulls", 1);
+  const topic = await topics.create("nulls", 1);
   const producer = new Producer<Buffer | null, Buffer | null, Buffer, Buffer>({
     clientId: "floe-test",
     bootstrapBrokers: [bootstrapServers],
@@ -253,7 +246,7 @@ test("null keys and tombstones come through as null, empty ones as empty, with h
 test("transaction markers and aborted transactions are skipped; the read ends at the stop offset", {
   timeout: 60_000,
 }, async () => {
-  const topic = await newTopic("txn", 1);
+  const topic = await topics.create("txn", 1);
   await produce(topic, [
     { value: "a0", partition: 0 },
     { value: "a1", partition: 0 },
@@ -312,7 +305,7 @@ test("transaction markers and aborted transactions are skipped; the read ends at
 });
 
 test("the iterator form yields the same batches, and breaking out stops the read", { timeout: 60_000 }, async () => {
-  const topic = await newTopic("iterate", 2);
+  const topic = await topics.create("iterate", 2);
   await fill(topic, 2, 4, 50);
   const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 2 }], consumerGroup: `${run}-iterate` });
 
@@ -343,7 +336,7 @@ test("the iterator form yields the same batches, and breaking out stops the read
 });
 
 test("an offset deleted during the read stops it cleanly, reporting what was read", { timeout: 60_000 }, async () => {
-  const topic = await newTopic("deleted", 2);
+  const topic = await topics.create("deleted", 2);
   await fill(topic, 2, 10, 10);
   const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 2 }], consumerGroup: `${run}-deleted` });
   const admin = new Admin({ clientId: "floe-test", bootstrapBrokers: [bootstrapServers] });
@@ -383,7 +376,7 @@ test("an offset deleted during the read stops it cleanly, reporting what was rea
 });
 
 test("a broker lost mid-read stops the read cleanly, reporting what was read", { timeout: 60_000 }, async () => {
-  const topic = await newTopic("broker-lost", 2);
+  const topic = await topics.create("broker-lost", 2);
   await fill(topic, 2, 10, 10);
   const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 2 }], consumerGroup: `${run}-lost` });
 
@@ -437,7 +430,7 @@ test("a broker lost mid-read stops the read cleanly, reporting what was read", {
 });
 
 test("a batch declined by the callback stops the read without counting it", { timeout: 60_000 }, async () => {
-  const topic = await newTopic("declined", 1);
+  const topic = await topics.create("declined", 1);
   await fill(topic, 1, 3, 10);
   const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 1 }], consumerGroup: `${run}-declined` });
   let calls = 0;
@@ -451,7 +444,7 @@ test("a batch declined by the callback stops the read without counting it", { ti
 });
 
 test("an error of the callback stops the read and is thrown", { timeout: 60_000 }, async () => {
-  const topic = await newTopic("callback", 2);
+  const topic = await topics.create("callback", 2);
   await fill(topic, 2, 3, 10);
   const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 2 }], consumerGroup: `${run}-callback` });
   const failure = new Error("decode failed");
@@ -472,7 +465,7 @@ test("an error of the callback stops the read and is thrown", { timeout: 60_000 
 });
 
 test("aborting stops the read with the progress made so far", { timeout: 60_000 }, async () => {
-  const topic = await newTopic("abort", 1);
+  const topic = await topics.create("abort", 1);
   await fill(topic, 1, 5, 10);
   const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 1 }], consumerGroup: `${run}-abort` });
   const controller = new AbortController();
