@@ -9,7 +9,9 @@
 // killed run new messages are produced; after every kill the sync is run again to completion
 // and DuckDB must read exactly the model's rows: append, each (partition, offset) exactly once;
 // upsert, one row per live key carrying its latest message, with the _op_type of an
-// uninterrupted run. At the end DuckDB, PyIceberg and Spark read the model too.
+// uninterrupted run. From round 12 on, new fields appear (a column added, then the data
+// committed: kills land between the two too). At the end DuckDB, PyIceberg and Spark read the
+// model too.
 //
 // Where each kill landed is told from what it left behind: which tables got their snapshot,
 // which files it wrote without committing them (data files only: writing; manifests or
@@ -115,7 +117,12 @@ const models = {
   kv: new UpsertModel((m) => m.key, true),
   acct: new UpsertModel((m) => (m.value === null || typeof m.value === "string" ? null : String(m.value.id)), false),
 };
-const columns: Record<TableName, string[]> = { app: ["seq", "kind"], kv: ["name", "n"], acct: ["id", "name", "n"] };
+const baseColumns: Record<TableName, string[]> = { app: ["seq", "kind"], kv: ["name", "n"], acct: ["id", "name", "n"] };
+/** From this round on, app and kv values carry a new field: a sync adds a column, then commits. */
+const EVOLVE_ROUND = 12;
+const newColumns: Record<TableName, string[]> = { app: ["extra"], kv: ["tag"], acct: [] };
+let evolved = false;
+const columns = (t: TableName) => (evolved ? [...baseColumns[t], ...newColumns[t]] : baseColumns[t]);
 
 let readers: Readers;
 let cluster: KafkaCluster;
@@ -130,8 +137,14 @@ after(async () => {
   for (const topic of Object.values(topics)) await deleteTopic(topic);
 });
 
+/** From EVOLVE_ROUND on, half the values get the new field. */
+function evolve(value: Value, field: string, v: string | number): Value {
+  return evolved && random.chance(0.5) ? { ...value, [field]: v } : value;
+}
+
 /** Produces one batch on every topic and applies it to the models (one batch = one sync's worth). */
 async function produceBatch(round: number): Promise<void> {
+  if (round >= EVOLVE_ROUND) evolved = true;
   const app = Array.from({ length: 400 }, (_, i) => ({
     partition: random.int(PARTITIONS),
     key: random.chance(0.2) ? null : `e${random.int(50)}`,
@@ -141,14 +154,16 @@ async function produceBatch(round: number): Promise<void> {
         ? `not json ${round}/${i}`
         : random.chance(0.05)
           ? null
-          : ({ seq: round * 10_000 + i, kind: random.chance(0.5) ? "a" : "b" } as Value),
+          : evolve({ seq: round * 10_000 + i, kind: random.chance(0.5) ? "a" : "b" }, "extra", random.int(100)),
   }));
   const kv = Array.from({ length: 300 }, () => {
     const k = random.int(120);
     return {
       partition: k % PARTITIONS,
       key: `k${k}`,
-      value: random.chance(0.15) ? null : { name: `kv${k}_${round}_${random.int(1000)}`, n: random.int(1e6) },
+      value: random.chance(0.15)
+        ? null
+        : evolve({ name: `kv${k}_${round}_${random.int(1000)}`, n: random.int(1e6) }, "tag", `t${random.int(9)}`),
     };
   });
   const acct = Array.from({ length: 300 }, () => {
@@ -213,14 +228,18 @@ async function observe() {
   const catalog = await loadCatalog(
     useRest ? { type: "rest", uri: restCatalog.uri } : { type: "sql", name: "floe", warehouse },
   );
-  const tables = new Map<string, { snapshot: bigint | undefined; offsets: string }>();
+  const tables = new Map<string, { snapshot: bigint | undefined; schema?: number; offsets: string }>();
   try {
     for (const t of observed) {
       try {
         const table = await Table.load(catalog, { namespace: [namespace], name: t });
         const topic = t === DEAD_LETTERS ? topics.app : topics[t as TableName];
         const offsets = committedOffsets(table.metadata, t).get(topic) ?? new Map();
-        tables.set(t, { snapshot: currentSnapshot(table.metadata)?.snapshotId, offsets: offsetsText(offsets) });
+        tables.set(t, {
+          snapshot: currentSnapshot(table.metadata)?.snapshotId,
+          schema: table.metadata.currentSchemaId,
+          offsets: offsetsText(offsets),
+        });
       } catch {
         tables.set(t, { snapshot: undefined, offsets: "" });
       }
@@ -278,6 +297,7 @@ function phaseOf(before: Observation, after: Observation): string {
   // Tables that got files but no snapshot: the kill hit their write or their commit.
   for (const t of observed) {
     if (committed.includes(t)) continue;
+    if (before.tables.get(t)!.schema !== after.tables.get(t)!.schema) return `commit ${t}: schema updated, data not`;
     const mine = newFiles.filter((f) => tableOf(f) === t);
     if (mine.some((f) => f.endsWith(".metadata.json"))) return `commit ${t}: metadata written, catalog not swapped`;
     if (mine.some((f) => f.endsWith(".avro"))) return `commit ${t}: manifests`;
@@ -305,14 +325,14 @@ function tableRef(t: TableName): TableRef {
 /** Each table equals its model, read by `engines` (Spark through a fresh session: see iceberg-randomized). */
 async function assertModel(where: string, engines: readonly ("duckdb" | "pyiceberg" | "spark")[], generation: number) {
   for (const t of tableNames) {
-    const expected = models[t].rows(columns[t]);
+    const expected = models[t].rows(columns(t));
     for (const engine of engines) {
       const ref = tableRef(t);
       const read =
         engine === "spark" && !useRest && "catalog" in ref
           ? ({ ...ref, catalog: { ...ref.catalog, generation } } as unknown as TableRef)
           : ref;
-      const rows: Row[] = await readers.rows(engine, read, { columns: modelColumns(columns[t]), orderBy });
+      const rows: Row[] = await readers.rows(engine, read, { columns: modelColumns(columns(t)), orderBy });
       if (t === "app") {
         const positions = new Set(rows.map((r) => `${r._kafka_partition}/${r._kafka_offset}`));
         assert.equal(positions.size, rows.length, `${where}: ${engine} reads a duplicate message in app`);
