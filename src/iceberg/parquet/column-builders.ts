@@ -150,10 +150,48 @@ export class BooleanColumn extends ColumnBuilder {
   }
 }
 
+/**
+ * A column whose values fill one typed array, `stride` elements a row (all but boolean,
+ * string, binary and the nested types). A null keeps its slot, zero.
+ */
+abstract class FlatColumn<T extends Grown> extends ColumnBuilder {
+  protected values: T;
+  private readonly stride: number;
+
+  constructor(
+    field: NestedField,
+    arrowField: arrow.Field,
+    capacity: number | undefined,
+    allocate: (length: number) => T,
+    stride = 1,
+  ) {
+    super(field, arrowField, capacity);
+    this.stride = stride;
+    this.values = allocate(this.capacity * stride);
+  }
+
+  toData(): arrow.Data {
+    const { length, nullCount } = this;
+    const data = this.values.subarray(0, length * this.stride);
+    return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
+  }
+
+  protected skip(): void {
+    this.length++;
+  }
+
+  protected resize(capacity: number): void {
+    this.values = grown(this.values, capacity * this.stride);
+  }
+}
+
 /** int and date: 32-bit signed integers. */
-export class IntColumn extends ColumnBuilder {
+export class IntColumn extends FlatColumn<Int32Array> {
   readonly kind = "int";
-  private values = new Int32Array(this.capacity);
+
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity, (length) => new Int32Array(length));
+  }
 
   append(value: number): void {
     if ((value | 0) !== value) throw this.typeError(value);
@@ -166,28 +204,17 @@ export class IntColumn extends ColumnBuilder {
     else if (typeof value === "number") this.append(value);
     else throw this.typeError(value);
   }
-
-  toData(): arrow.Data {
-    const { length, nullCount } = this;
-    const data = this.values.subarray(0, length);
-    return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
-  }
-
-  protected skip(): void {
-    this.length++;
-  }
-
-  protected resize(capacity: number): void {
-    this.values = grown(this.values, capacity);
-  }
 }
 
 /** long, time and the timestamps: 64-bit signed integers. */
-export class LongColumn extends ColumnBuilder {
+export class LongColumn extends FlatColumn<BigInt64Array> {
   readonly kind = "long";
-  private values = new BigInt64Array(this.capacity);
   /** The same bytes as 32-bit halves, little-endian: numbers are stored without a BigInt. */
   private words = new Int32Array(this.values.buffer);
+
+  constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
+    super(field, arrowField, capacity, (length) => new BigInt64Array(length));
+  }
 
   append(value: bigint): void {
     if (value < INT64_MIN || value > INT64_MAX) throw this.typeError(value);
@@ -212,30 +239,19 @@ export class LongColumn extends ColumnBuilder {
     else throw this.typeError(value);
   }
 
-  toData(): arrow.Data {
-    const { length, nullCount } = this;
-    const data = this.values.subarray(0, length);
-    return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
-  }
-
-  protected skip(): void {
-    this.length++;
-  }
-
-  protected resize(capacity: number): void {
-    this.values = grown(this.values, capacity);
+  protected override resize(capacity: number): void {
+    super.resize(capacity);
     this.words = new Int32Array(this.values.buffer);
   }
 }
 
 /** float (Float32Array) and double (Float64Array). */
-export class FloatingColumn extends ColumnBuilder {
+export class FloatingColumn extends FlatColumn<Float32Array | Float64Array> {
   readonly kind = "floating";
-  private values: Float32Array | Float64Array;
 
   constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
-    super(field, arrowField, capacity);
-    this.values = field.type === "float" ? new Float32Array(this.capacity) : new Float64Array(this.capacity);
+    const float = field.type === "float";
+    super(field, arrowField, capacity, (length) => (float ? new Float32Array(length) : new Float64Array(length)));
   }
 
   append(value: number): void {
@@ -247,20 +263,6 @@ export class FloatingColumn extends ColumnBuilder {
     if (value == null) this.appendNull();
     else if (typeof value === "number") this.append(value);
     else throw this.typeError(value);
-  }
-
-  toData(): arrow.Data {
-    const { length, nullCount } = this;
-    const data = this.values.subarray(0, length);
-    return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
-  }
-
-  protected skip(): void {
-    this.length++;
-  }
-
-  protected resize(capacity: number): void {
-    this.values = grown(this.values, capacity);
   }
 }
 
@@ -342,21 +344,20 @@ export class BytesColumn extends ColumnBuilder {
 }
 
 /** fixed(L) and uuid: L bytes per value. A uuid also takes its text form. */
-export class FixedColumn extends ColumnBuilder {
+export class FixedColumn extends FlatColumn<Uint8Array> {
   readonly kind = "fixed";
   readonly width: number;
-  private bytes: Uint8Array;
 
   constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
-    super(field, arrowField, capacity);
-    this.width = (arrowField.type as arrow.FixedSizeBinary).byteWidth;
-    this.bytes = new Uint8Array(this.capacity * this.width);
+    const width = (arrowField.type as arrow.FixedSizeBinary).byteWidth;
+    super(field, arrowField, capacity, (length) => new Uint8Array(length), width);
+    this.width = width;
   }
 
   appendBytes(value: Uint8Array): void {
     if (value.length !== this.width) throw this.typeError(`${value.length} bytes`);
     if (this.length === this.capacity) this.grow();
-    this.bytes.set(value, this.length++ * this.width);
+    this.values.set(value, this.length++ * this.width);
   }
 
   /** A UUID in its text form (8-4-4-4-12 hex digits, or 32 without dashes), stored big-endian. */
@@ -370,10 +371,10 @@ export class FixedColumn extends ColumnBuilder {
       if (text.length === 36 && (i === 8 || i === 13 || i === 18 || i === 23)) continue;
       const nibble = hexValue(text.charCodeAt(i));
       if (nibble < 0) {
-        this.bytes.fill(0, at, at + 16);
+        this.values.fill(0, at, at + 16);
         throw this.typeError(text);
       }
-      this.bytes[at + (digit >> 1)]! |= digit & 1 ? nibble : nibble << 4;
+      this.values[at + (digit >> 1)]! |= digit & 1 ? nibble : nibble << 4;
       digit++;
     }
     this.length++;
@@ -386,33 +387,18 @@ export class FixedColumn extends ColumnBuilder {
     else throw this.typeError(value);
   }
 
-  toData(): arrow.Data {
-    const { length, nullCount } = this;
-    const data = this.bytes.subarray(0, length * this.width);
-    return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
-  }
-
-  protected skip(): void {
-    this.length++;
-  }
-
   protected override dropValues(length: number): void {
-    this.bytes.fill(0, length * this.width, this.length * this.width);
-  }
-
-  protected resize(capacity: number): void {
-    this.bytes = grown(this.bytes, capacity * this.width);
+    this.values.fill(0, length * this.width, this.length * this.width);
   }
 }
 
 /** decimal(P, S): the unscaled value as a 128-bit two's-complement integer, little-endian. */
-export class DecimalColumn extends ColumnBuilder {
+export class DecimalColumn extends FlatColumn<BigUint64Array> {
   readonly kind = "decimal";
   private readonly limit: bigint;
-  private words = new BigUint64Array(this.capacity * 2);
 
   constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
-    super(field, arrowField, capacity);
+    super(field, arrowField, capacity, (length) => new BigUint64Array(length), 2);
     this.limit = 10n ** BigInt((arrowField.type as arrow.Decimal).precision);
   }
 
@@ -421,8 +407,8 @@ export class DecimalColumn extends ColumnBuilder {
     if (unscaled >= this.limit || unscaled <= -this.limit) throw this.typeError(unscaled);
     if (this.length === this.capacity) this.grow();
     const i = this.length++ << 1;
-    this.words[i] = BigInt.asUintN(64, unscaled);
-    this.words[i + 1] = BigInt.asUintN(64, unscaled >> 64n);
+    this.values[i] = BigInt.asUintN(64, unscaled);
+    this.values[i + 1] = BigInt.asUintN(64, unscaled >> 64n);
   }
 
   appendValue(value: unknown): void {
@@ -430,20 +416,6 @@ export class DecimalColumn extends ColumnBuilder {
     else if (typeof value === "bigint") this.append(value);
     else if (typeof value === "number" && Number.isSafeInteger(value)) this.append(BigInt(value));
     else throw this.typeError(value);
-  }
-
-  toData(): arrow.Data {
-    const { length, nullCount } = this;
-    const data = new Uint32Array(this.words.buffer, 0, length * 4);
-    return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
-  }
-
-  protected skip(): void {
-    this.length++;
-  }
-
-  protected resize(capacity: number): void {
-    this.words = grown(this.words, capacity * 2);
   }
 }
 
