@@ -35,7 +35,7 @@ export class Roaring32 {
   }
 
   has(value: number): boolean {
-    const i = this.indexOfKey(value >>> 16);
+    const i = indexOfKey(this.keys, value >>> 16);
     if (i < 0) return false;
     const low = value & 0xffff;
     const card = this.cardinalities[i]!;
@@ -48,7 +48,7 @@ export class Roaring32 {
   add(value: number): boolean {
     const key = value >>> 16;
     const low = value & 0xffff;
-    let i = this.indexOfKey(key);
+    let i = indexOfKey(this.keys, key);
     if (i < 0) {
       i = -i - 1;
       const array = new Uint16Array(4);
@@ -211,24 +211,6 @@ export class Roaring32 {
     return o;
   }
 
-  /** Index of `key` in `keys`, or -(insertion point) - 1. */
-  indexOfKey(key: number): number {
-    const keys = this.keys;
-    // Positions arrive mostly in order: try the last container first.
-    const last = keys.length - 1;
-    if (last >= 0 && keys[last]! <= key) return keys[last] === key ? last : -(last + 1) - 1;
-    let lo = 0;
-    let hi = last;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = keys[mid]!;
-      if (k < key) lo = mid + 1;
-      else if (k > key) hi = mid - 1;
-      else return mid;
-    }
-    return -lo - 1;
-  }
-
   /** Appends a container; keys must be appended in ascending order (used by deserialization). */
   appendContainer(key: number, container: Container, cardinality: number): void {
     this.keys.push(key);
@@ -239,7 +221,7 @@ export class Roaring32 {
   // Adds the low halves `lows` (unsorted, duplicates allowed; the caller's scratch: it may be
   // reordered) to the container of `key`.
   private addLows(key: number, lows: Uint16Array): void {
-    let i = this.indexOfKey(key);
+    let i = indexOfKey(this.keys, key);
     let card = 0;
     let c: Container | undefined;
     if (i >= 0) {
@@ -450,6 +432,25 @@ function unionContainers(a: Container, na: number, b: Container, nb: number): Co
   const array = aBitmap ? (b as Uint16Array) : (a as Uint16Array);
   mergedCardinality = (aBitmap ? na : nb) + setBits(words, array.subarray(0, aBitmap ? nb : na));
   return words;
+}
+
+/**
+ * Index of `key` in the ascending `keys` of a bitmap, or -(insertion point) - 1. Positions
+ * arrive mostly in order: the last key is tried first.
+ */
+export function indexOfKey(keys: readonly number[], key: number): number {
+  const last = keys.length - 1;
+  if (last >= 0 && keys[last]! <= key) return keys[last] === key ? last : -(last + 1) - 1;
+  let lo = 0;
+  let hi = last;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid]!;
+    if (k < key) lo = mid + 1;
+    else if (k > key) hi = mid - 1;
+    else return mid;
+  }
+  return -lo - 1;
 }
 
 function copyContainer(c: Container, card: number): Container {

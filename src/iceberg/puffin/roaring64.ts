@@ -5,7 +5,7 @@
 // key and that key's 32-bit portable bitmap. Only non-empty keys are written; readers accept gaps
 // (Java's writer instead writes an empty bitmap for every key below the largest).
 import { FormatError } from "./errors.ts";
-import { Roaring32 } from "./roaring32.ts";
+import { indexOfKey, Roaring32 } from "./roaring32.ts";
 import { type PortableLayout, portableLayout, readPortable, writePortable } from "./roaring32-portable.ts";
 
 /**
@@ -121,7 +121,7 @@ export class RoaringPositionBitmap {
       return false;
     }
     const [key, low] = split(position);
-    const i = this.indexOfKey(key);
+    const i = indexOfKey(this.keys, key);
     return i >= 0 && this.bitmaps[i]!.has(low);
   }
 
@@ -129,7 +129,7 @@ export class RoaringPositionBitmap {
   union(other: RoaringPositionBitmap): this {
     for (let j = 0; j < other.keys.length; j++) {
       const key = other.keys[j]!;
-      const i = this.indexOfKey(key);
+      const i = indexOfKey(this.keys, key);
       if (i >= 0) this.bitmaps[i]!.union(other.bitmaps[j]!);
       else this.bitmapFor(key).union(other.bitmaps[j]!);
     }
@@ -233,22 +233,8 @@ export class RoaringPositionBitmap {
     return result;
   }
 
-  private indexOfKey(key: number): number {
-    const keys = this.keys;
-    let lo = 0;
-    let hi = keys.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = keys[mid]!;
-      if (k < key) lo = mid + 1;
-      else if (k > key) hi = mid - 1;
-      else return mid;
-    }
-    return -lo - 1;
-  }
-
   private bitmapFor(key: number): Roaring32 {
-    let i = this.indexOfKey(key);
+    let i = indexOfKey(this.keys, key);
     if (i >= 0) return this.bitmaps[i]!;
     i = -i - 1;
     const bitmap = new Roaring32();
