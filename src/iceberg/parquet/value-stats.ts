@@ -134,10 +134,29 @@ class IntStats extends ValueStats {
   }
 }
 
-class LongStats extends ValueStats {
-  private readonly type: PrimitiveType;
+/** Bounds kept as bigints (long and the like, decimal): each add merges its batch's extremes. */
+abstract class BigIntStats extends ValueStats {
   private min: bigint | undefined;
   private max: bigint | undefined;
+
+  protected merge(min: bigint, max: bigint): void {
+    if (this.min === undefined || min < this.min) this.min = min;
+    if (this.max === undefined || max > this.max) this.max = max;
+  }
+
+  protected abstract encode(value: bigint): Uint8Array;
+
+  lowerBound(): Uint8Array | undefined {
+    return this.min === undefined ? undefined : this.encode(this.min);
+  }
+
+  upperBound(): Uint8Array | undefined {
+    return this.max === undefined ? undefined : this.encode(this.max);
+  }
+}
+
+class LongStats extends BigIntStats {
+  private readonly type: PrimitiveType;
 
   constructor(type: PrimitiveType) {
     super();
@@ -171,19 +190,11 @@ class LongStats extends ValueStats {
         maxLow = low;
       }
     }
-    if (minAt < 0) return;
-    const min = values[minAt]!;
-    const max = values[maxAt]!;
-    if (this.min === undefined || min < this.min) this.min = min;
-    if (this.max === undefined || max > this.max) this.max = max;
+    if (minAt >= 0) this.merge(values[minAt]!, values[maxAt]!);
   }
 
-  lowerBound(): Uint8Array | undefined {
-    return this.min === undefined ? undefined : encodeSingleValue(this.type, this.min);
-  }
-
-  upperBound(): Uint8Array | undefined {
-    return this.max === undefined ? undefined : encodeSingleValue(this.type, this.max);
+  protected encode(value: bigint): Uint8Array {
+    return encodeSingleValue(this.type, value);
   }
 }
 
@@ -378,10 +389,7 @@ class FixedStats extends ValueStats {
   }
 }
 
-class DecimalStats extends ValueStats {
-  private min: bigint | undefined;
-  private max: bigint | undefined;
-
+class DecimalStats extends BigIntStats {
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
     const words = data.values as Uint32Array;
     let minAt = -1;
@@ -399,19 +407,11 @@ class DecimalStats extends ValueStats {
       if (compare128(words, i, minAt) < 0) minAt = i;
       else if (compare128(words, i, maxAt) > 0) maxAt = i;
     }
-    if (minAt < 0) return;
-    const min = read128(words, minAt);
-    const max = read128(words, maxAt);
-    if (this.min === undefined || min < this.min) this.min = min;
-    if (this.max === undefined || max > this.max) this.max = max;
+    if (minAt >= 0) this.merge(read128(words, minAt), read128(words, maxAt));
   }
 
-  lowerBound(): Uint8Array | undefined {
-    return this.min === undefined ? undefined : encodeDecimal(this.min);
-  }
-
-  upperBound(): Uint8Array | undefined {
-    return this.max === undefined ? undefined : encodeDecimal(this.max);
+  protected encode(value: bigint): Uint8Array {
+    return encodeDecimal(value);
   }
 }
 
