@@ -2,16 +2,16 @@
 // run from Maven Central jars over a JDBC catalog in SQLite and a local warehouse directory.
 // It is the reference implementation of the REST protocol: the commits floe sends are checked
 // by Java Iceberg's own table metadata rules (it never opens manifests or deletion vectors).
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
+  buildFrom,
+  copyMavenJars,
   daemonPid,
   isPortOpen,
   localDir,
   requireCommand,
   root,
-  runStep,
   type Service,
   ServiceError,
   spawnDaemon,
@@ -48,29 +48,12 @@ async function healthy(): Promise<boolean> {
   }
 }
 
-function pomDigest(): string {
-  return createHash("sha256").update(readFileSync(pom)).digest("hex");
-}
-
 export const icebergRest: Service = {
   name,
 
   async install() {
-    const digest = pomDigest();
-    if (existsSync(installedMarker) && readFileSync(installedMarker, "utf8") === digest) return;
-    requireCommand(name, "mvn", ["-v"]);
-    // Jars of an earlier pom would share the classpath with the new ones; start clean.
-    rmSync(libs, { recursive: true, force: true });
-    runStep(name, "fetching the fixture's jars from Maven Central", "mvn", [
-      "-B",
-      "-q",
-      "-f",
-      pom,
-      `-Dmaven.repo.local=${join(localDir, "m2")}`,
-      "dependency:copy-dependencies",
-      `-DoutputDirectory=${libs}`,
-    ]);
-    writeFileSync(installedMarker, digest);
+    // Jars of an earlier pom would share the classpath with the new ones: rebuilt from empty.
+    buildFrom(pom, libs, installedMarker, () => copyMavenJars(name, "the fixture's jars", pom, libs));
   },
 
   async start() {

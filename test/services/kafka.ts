@@ -1,6 +1,6 @@
 // Apache Kafka for the tests: one KRaft node (broker and controller in one JVM) on loopback,
 // run from the Maven Central jars of test/services/kafka/pom.xml, data under .local/kafka.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Admin } from "@platformatic/kafka";
@@ -14,9 +14,10 @@ import {
   serverProperties,
 } from "./kafka/config.ts";
 import {
+  buildFrom,
+  copyMavenJars,
   daemonPid,
   isPortOpen,
-  localDir,
   requireCommand,
   root,
   runStep,
@@ -33,7 +34,6 @@ const pomFile = join(root, "test", "services", "kafka", "pom.xml");
 const log4jConfig = join(root, "test", "services", "kafka", "log4j2.properties");
 // Holds the hash of the pom the jars were fetched for, so that a version bump refetches them.
 const installedMarker = join(libsDir, ".pom-sha256");
-const mavenRepo = join(localDir, "m2");
 // java expands a trailing `*` in a class path itself, so no shell is needed.
 const classpath = join(libsDir, "*");
 const jvmOptions = [`-Dlog4j2.configurationFile=${log4jConfig}`];
@@ -41,22 +41,13 @@ const jvmOptions = [`-Dlog4j2.configurationFile=${log4jConfig}`];
 export const kafka: Service = { name, install, start, stop, status };
 
 async function install(): Promise<void> {
-  const pomHash = createHash("sha256").update(readFileSync(pomFile)).digest("hex");
-  if (existsSync(installedMarker) && readFileSync(installedMarker, "utf8") === pomHash) return;
-  requireCommand(name, "mvn");
-  // Start from an empty directory so that jars of a previous version do not linger on the class path.
-  rmSync(libsDir, { recursive: true, force: true });
-  runStep(name, "fetching the Kafka jars from Maven Central", "mvn", [
-    "-q",
-    "-B",
-    "-f",
-    pomFile,
-    `-Dmaven.repo.local=${mavenRepo}`,
-    "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies",
-    "-DincludeScope=runtime",
-    `-DoutputDirectory=${libsDir}`,
-  ]);
-  writeFileSync(installedMarker, pomHash);
+  // Rebuilt from an empty directory, so that jars of a previous version do not linger on the class path.
+  buildFrom(pomFile, libsDir, installedMarker, () =>
+    copyMavenJars(name, "the Kafka jars", pomFile, libsDir, {
+      goal: "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies",
+      options: ["-DincludeScope=runtime"],
+    }),
+  );
 }
 
 async function start(): Promise<void> {

@@ -1,6 +1,7 @@
 // Shared plumbing of the test services: where they live, how a daemon is spawned, how we
 // wait for it. Every service fetches into .local/ (git-ignored) and logs to .local/logs/.
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
@@ -144,4 +145,45 @@ export function runStep(service: string, what: string, command: string, args: st
   if (result.error || result.status !== 0) {
     throw new ServiceError(service, `${what} failed (${command} ${args.join(" ")}); see ${logFile(service)}`);
   }
+}
+
+/** Whether `stamp` holds the sha256 of `recipe` (a pom, a requirements file): what was built from it is current. */
+export function isBuiltFrom(recipe: string, stamp: string): boolean {
+  return existsSync(stamp) && readFileSync(stamp, "utf8") === fileDigest(recipe);
+}
+
+/**
+ * Builds `dir` from `recipe` unless `stamp` says it is current. A half-built or outdated
+ * directory would mix old and new versions: it is removed first.
+ */
+export function buildFrom(recipe: string, dir: string, stamp: string, build: () => void): void {
+  if (isBuiltFrom(recipe, stamp)) return;
+  rmSync(dir, { recursive: true, force: true });
+  build();
+  writeFileSync(stamp, fileDigest(recipe));
+}
+
+/** Copies the jars of `pom` from Maven Central into `dir` (Maven's own repository: .local/m2). */
+export function copyMavenJars(
+  service: string,
+  what: string,
+  pom: string,
+  dir: string,
+  { goal = "dependency:copy-dependencies", options = [] }: { goal?: string; options?: string[] } = {},
+): void {
+  requireCommand(service, "mvn", ["-v"]);
+  runStep(service, `fetching ${what} from Maven Central`, "mvn", [
+    "-B",
+    "-q",
+    "-f",
+    pom,
+    `-Dmaven.repo.local=${join(localDir, "m2")}`,
+    goal,
+    ...options,
+    `-DoutputDirectory=${dir}`,
+  ]);
+}
+
+function fileDigest(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
 }

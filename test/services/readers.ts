@@ -2,10 +2,18 @@
 // PyIceberg and PySpark with the Iceberg runtime, installed into a project-local Python venv
 // (.local/venv) plus the jars Spark adds (.local/spark-jars). Nothing runs as a daemon: each
 // test file starts its own reader process through test/helpers/readers.ts.
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { localDir, requireCommand, root, runStep, type Service, ServiceError } from "./lib.ts";
+import {
+  buildFrom,
+  copyMavenJars,
+  isBuiltFrom,
+  localDir,
+  requireCommand,
+  root,
+  runStep,
+  type Service,
+  ServiceError,
+} from "./lib.ts";
 
 const name = "readers";
 const recipes = join(root, "test", "services", "readers");
@@ -29,13 +37,8 @@ function stampFile(dir: string): string {
   return join(dir, ".recipe-sha256");
 }
 
-function digest(file: string): string {
-  return createHash("sha256").update(readFileSync(file)).digest("hex");
-}
-
 function isCurrent(part: (typeof parts)[number]): boolean {
-  const stamp = stampFile(part.dir);
-  return existsSync(stamp) && readFileSync(stamp, "utf8") === digest(part.recipe);
+  return isBuiltFrom(part.recipe, stampFile(part.dir));
 }
 
 function buildVenv(): void {
@@ -53,32 +56,16 @@ function buildVenv(): void {
 }
 
 function fetchJars(): void {
-  requireCommand(name, "mvn", ["-v"]);
-  runStep(name, "fetching the Spark jars from Maven Central", "mvn", [
-    "-B",
-    "-q",
-    "-f",
-    pom,
-    `-Dmaven.repo.local=${join(localDir, "m2")}`,
-    "dependency:copy-dependencies",
-    // The Iceberg runtime is shaded and PySpark brings the rest; transitive jars would only
-    // put a second copy of Spark's own dependencies on its classpath.
-    "-DexcludeTransitive=true",
-    `-DoutputDirectory=${readerEnv.sparkJars}`,
-  ]);
+  // The Iceberg runtime is shaded and PySpark brings the rest; transitive jars would only
+  // put a second copy of Spark's own dependencies on its classpath.
+  copyMavenJars(name, "the Spark jars", pom, readerEnv.sparkJars, { options: ["-DexcludeTransitive=true"] });
 }
 
 export const readers: Service = {
   name,
 
   async install() {
-    for (const part of parts) {
-      if (isCurrent(part)) continue;
-      // A half-built or outdated part would mix old and new versions; start it over.
-      rmSync(part.dir, { recursive: true, force: true });
-      part.build();
-      writeFileSync(stampFile(part.dir), digest(part.recipe));
-    }
+    for (const part of parts) buildFrom(part.recipe, part.dir, stampFile(part.dir), part.build);
   },
 
   async start() {
