@@ -10,7 +10,7 @@ import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
 import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
-import { nextOffsets, type ReadStatus, readPartitions } from "../kafka/read.ts";
+import { type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
 import { checkTargetEngines, planSync } from "./plan-sync.ts";
 import { committedOffsets } from "./snapshot-offsets.ts";
@@ -25,7 +25,11 @@ export interface SyncOptions {
   /** Stops reading; what was read is committed. */
   signal?: AbortSignal;
   onProgress?: (event: SyncProgress) => void;
+  /** A commit lands at least every this many messages read (default 500,000). */
+  maxMessagesPerCommit?: number;
 }
+
+export const DEFAULT_MAX_MESSAGES_PER_COMMIT = 500_000;
 
 export type SyncProgress =
   | { kind: "planned"; messages: bigint; topics: number }
@@ -54,10 +58,11 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
   const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
   let catalog: Catalog | undefined;
   try {
-    catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
-    const { targets, skipped, offsets: plan } = await planSync(job, cluster, catalog);
+    const connected = await loadCatalog(catalogConfig(job.iceberg.catalog));
+    catalog = connected;
+    const { targets, skipped, offsets: plan } = await planSync(job, cluster, connected);
     const namespace = [job.iceberg.namespace];
-    if (!(await catalog.namespaceExists(namespace))) await catalog.createNamespace(namespace);
+    if (!(await connected.namespaceExists(namespace))) await connected.createNamespace(namespace);
     // A resume offset past the end of the log: the topic was re-created or truncated, and the
     // offsets the tables hold name other messages. Nothing is read there, so going on would
     // report a complete sync and later skip the new messages below the old offsets.
@@ -65,55 +70,77 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     if (plan.lost.length > 0 && !options.acceptDataLoss) throw new MessagesLostError(plan.lost);
     options.onProgress?.({ kind: "planned", messages: plan.offsetsToRead, topics: targets.length });
 
-    const batches = new Map(
+    // Each topic's messages are committed in bounded batches: a commit lands at least every
+    // maxMessagesPerCommit messages, with the offsets reached so far, so that memory stays
+    // bounded and a long sync that dies keeps what it committed.
+    const writeTargets = new Map(
       targets.map((t) => [
         t.selection.topic,
-        new StreamBatch(
-          t.selection,
-          t.table && { schema: currentSchema(t.table.metadata), lastColumnId: t.table.metadata.lastColumnId },
-          t.deadLetterTable
-            ? (committedOffsets(t.deadLetterTable.metadata, t.deadLetterTable.name).get(t.selection.topic) ?? new Map())
-            : new Map(),
-        ),
+        { job, catalog: connected, table: t.table, deadLetterTable: t.deadLetterTable, stateDir: options.stateDir },
       ]),
     );
+    const reports = new Map<string, TableReport>();
+    const delivered: TopicPartitionOffsets = new Map();
+    const newBatches = () =>
+      new Map(
+        targets.map(({ selection }) => {
+          const { table, deadLetterTable } = writeTargets.get(selection.topic)!;
+          const deadLetters = deadLetterTable && committedOffsets(deadLetterTable.metadata, deadLetterTable.name);
+          return [
+            selection.topic,
+            new StreamBatch(
+              selection,
+              table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
+              deadLetters?.get(selection.topic) ?? new Map(),
+            ),
+          ];
+        }),
+      );
+    let batches = newBatches();
+    let buffered = 0;
+    const commitBatches = async () => {
+      for (const { selection } of targets) {
+        const topic = selection.topic;
+        const readOffsets: TopicPartitionOffsets = new Map([[topic, new Map(delivered.get(topic))]]);
+        const report = await writeStream(writeTargets.get(topic)!, batches.get(topic)!, readOffsets);
+        const before = reports.get(topic);
+        reports.set(topic, before ? mergeReports(before, report) : report);
+        options.onProgress?.({ kind: "committed", table: report.table });
+      }
+      batches = newBatches();
+      buffered = 0;
+    };
+
     let read = 0;
+    const maxMessagesPerCommit = options.maxMessagesPerCommit ?? DEFAULT_MAX_MESSAGES_PER_COMMIT;
     const result = await readPartitions(
       cluster,
       plan.partitions.filter((p) => p.stopOffset > p.startOffset),
-      (batch) => {
+      async (batch) => {
         const stream = batches.get(batch.topic)!;
         for (const message of batch.messages) stream.add(message);
+        const offsets = delivered.get(batch.topic) ?? new Map<number, bigint>();
+        offsets.set(batch.partition, batch.nextOffset);
+        delivered.set(batch.topic, offsets);
         read += batch.messages.length;
+        buffered += batch.messages.length;
         options.onProgress?.({ kind: "read", messages: read });
+        if (buffered >= maxMessagesPerCommit) await commitBatches();
       },
       { maxThreads: job.kafka.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },
     );
+    await commitBatches();
 
-    const advanced = nextOffsets(result);
     // The group gets every planned partition, read or not: one with nothing to read gets the
     // offset it started from (the table's), so that a group left behind by a sync killed between
     // its table commits and its group commit catches up even when no new message comes.
-    const reached: TopicPartitionOffsets = new Map();
-    for (const p of plan.partitions) {
-      const offsets = reached.get(p.topic) ?? new Map<number, bigint>();
-      offsets.set(p.partition, advanced.get(p.topic)?.get(p.partition) ?? p.startOffset);
-      reached.set(p.topic, offsets);
-    }
-    const tables: TableReport[] = [];
     const acknowledged: TopicPartitionOffsets = new Map();
-    for (const target of targets) {
-      const topic = target.selection.topic;
-      const readOffsets: TopicPartitionOffsets = new Map([[topic, advanced.get(topic) ?? new Map()]]);
-      const report = await writeStream(
-        { job, catalog, table: target.table, deadLetterTable: target.deadLetterTable, stateDir: options.stateDir },
-        batches.get(topic)!,
-        readOffsets,
-      );
-      tables.push(report);
-      if (reached.has(topic)) acknowledged.set(topic, reached.get(topic)!);
-      options.onProgress?.({ kind: "committed", table: report.table });
+    for (const p of plan.partitions) {
+      const offsets = acknowledged.get(p.topic) ?? new Map<number, bigint>();
+      offsets.set(p.partition, delivered.get(p.topic)?.get(p.partition) ?? p.startOffset);
+      acknowledged.set(p.topic, offsets);
     }
+    const tables = targets.map(({ selection }) => reports.get(selection.topic)!);
     let groupCommitError: string | undefined;
     try {
       await commitGroupOffsets(cluster, job.kafka.consumerGroup, acknowledged);
@@ -141,4 +168,24 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     await catalog?.close();
     await cluster.close();
   }
+}
+
+/** Two commits' reports of one table in one sync, added up. */
+function mergeReports(a: TableReport, b: TableReport): TableReport {
+  return {
+    ...b,
+    messagesRead: a.messagesRead + b.messagesRead,
+    bytesRead: a.bytesRead + b.bytesRead,
+    dataFilesAdded: a.dataFilesAdded + b.dataFilesAdded,
+    deletionVectorsAdded: a.deletionVectorsAdded + b.deletionVectorsAdded,
+    recordsAdded: a.recordsAdded + b.recordsAdded,
+    positionsDeleted: a.positionsDeleted + b.positionsDeleted,
+    deadLetters: a.deadLetters + b.deadLetters,
+    skipped: a.skipped + b.skipped,
+    tombstonesIgnored: a.tombstonesIgnored + b.tombstonesIgnored,
+    created: a.created || b.created,
+    columnsAdded: [...a.columnsAdded, ...b.columnsAdded],
+    snapshotId: b.snapshotId ?? a.snapshotId,
+    durationMs: a.durationMs + b.durationMs,
+  };
 }

@@ -44,10 +44,11 @@ export interface TableReport {
   durationMs: number;
 }
 
+/** Where a topic lands; writeStream fills in the tables it creates, so later commits of the same sync find them. */
 export interface StreamTarget {
   job: JobConfig;
   catalog: Catalog;
-  /** The topic's table, when it exists. */
+  /** The topic's table, once it exists. */
   table: Table | undefined;
   deadLetterTable: Table | undefined;
   stateDir: string;
@@ -92,6 +93,7 @@ export async function writeStream(
   const changes = batch.inference.changes();
   if (!table) {
     table = await createTable(target, selection.table, batch.inference.schema);
+    target.table = table;
     report.created = true;
     report.columnsAdded = batch.inference.schema.fields.map((f) => f.name);
   } else if (changes.length > 0) {
@@ -196,9 +198,8 @@ async function createTable(target: StreamTarget, name: string, schema: Schema): 
 
 /** Dead letters are committed before the topic's table: its offsets must never run ahead of them. */
 async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readOffsets: TopicPartitionOffsets) {
-  const table =
-    target.deadLetterTable ??
-    (await createTable(target, deadLetterTableName(batch.selection.table), DEAD_LETTER_SCHEMA));
+  target.deadLetterTable ??= await createTable(target, deadLetterTableName(batch.selection.table), DEAD_LETTER_SCHEMA);
+  const table = target.deadLetterTable;
   const builder = new ColumnBatchBuilder(currentSchema(table.metadata));
   const writtenAt = millisToMicros(Date.now());
   for (const m of batch.rejected) {
