@@ -56,6 +56,8 @@ export function reportToText(report: SyncReport): string {
       `${l.topic} partition ${l.partition}: ${l.lost} messages expired unread (accepted with --accept-data-loss)`,
     );
   }
+  if (report.groupCommitError)
+    notes.push(`consumer group not updated: ${report.groupCommitError} (the tables' offsets win at the next sync)`);
   if (report.status === "partial")
     notes.push(
       `reading stopped early (${report.readError ?? report.readStatus}); what was read landed, run again to resume`,

@@ -1,9 +1,9 @@
 // floe sync --config job.yaml: one sync, from the committed offsets to the high watermarks
 // listed at its start, then exit. Ctrl-C stops reading and commits what was read.
 import { dirname, resolve } from "node:path";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { loadJob } from "../config/load-job.ts";
-import { runSync, type SyncProgress } from "../sync/sync.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../sync/sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { reportToJson, reportToText } from "./report.ts";
@@ -13,6 +13,7 @@ interface SyncFlags {
   json?: boolean;
   acceptDataLoss?: boolean;
   stateDir?: string;
+  maxMessagesPerCommit?: number;
 }
 
 export function registerSync(program: Command): void {
@@ -23,6 +24,11 @@ export function registerSync(program: Command): void {
     .option("--json", "print the report as JSON")
     .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
     .option("--state-dir <dir>", "where the upsert key indexes live (default: .floe next to the job file)")
+    .option(
+      "--max-messages-per-commit <n>",
+      `commit every table at least every n messages read (default ${DEFAULT_MAX_MESSAGES_PER_COMMIT})`,
+      positiveInteger,
+    )
     .addHelpText(
       "after",
       `
@@ -48,6 +54,7 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     const report = await runSync(job, {
       stateDir: resolve(flags.stateDir ?? resolve(dirname(flags.config), ".floe", job.name)),
       acceptDataLoss: flags.acceptDataLoss === true,
+      ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
       signal: abort.signal,
       ...(progress ? { onProgress: progress.update } : {}),
     });
@@ -77,4 +84,10 @@ function progressLine() {
       process.stderr.write("\r\x1b[2K");
     },
   };
+}
+
+function positiveInteger(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
 }
