@@ -1,7 +1,8 @@
 // The live files of a snapshot (spec "Scan Planning"): data files from data manifests and
 // deletion vectors from delete manifests, each with the manifest that holds it. A DV applies
 // to its referenced data file when its data sequence number is >= the data file's.
-// Java's v3 writers keep one live DV per data file; a second one is reported, not guessed at.
+// The spec allows one live DV per data file; should a table hold two, the newer one (higher
+// sequence number) is taken, since a correct writer's newer DV includes the older's positions.
 
 import { readManifestEntries, readManifestList } from "../commit/manifests.ts";
 import {
