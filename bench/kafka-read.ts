@@ -9,10 +9,10 @@
 // peak RSS is that of the read alone, and prints messages/s, MB/s and peak RSS.
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
 import { KafkaCluster } from "../src/kafka/connection.ts";
 import { planOffsets } from "../src/kafka/plan.ts";
 import { readPartitions } from "../src/kafka/read.ts";
+import { ensureBenchTopic } from "./bench-topic.ts";
 
 const { values } = parseArgs({
   options: {
@@ -110,57 +110,14 @@ async function readOnce(threads: number): Promise<Figures> {
   }
 }
 
-async function ensureTopic(): Promise<void> {
-  const admin = new Admin({ clientId: "floe-bench", bootstrapBrokers: [bootstrap] });
-  try {
-    const existing = await admin.listTopics();
-    if (existing.includes(topic)) {
-      const listed = await admin.listOffsets({
-        topics: [
-          { name: topic, partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) },
-        ],
-      });
-      const total = listed[0]!.partitions.reduce((sum, p) => sum + p.offset, 0n);
-      if (total === BigInt(messages)) return;
-      await admin.deleteTopics({ topics: [topic] });
-      await waitFor(async () => !(await admin.listTopics()).includes(topic));
-    }
-    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
-    await waitFor(async () => {
-      const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
-      return metadata.topics.get(topic)?.partitions.every((p) => p.leader >= 0) ?? false;
-    });
-  } finally {
-    await admin.close();
-  }
-  await produce();
-}
-
-async function produce(): Promise<void> {
-  const started = performance.now();
-  const producer = new Producer<Buffer, Buffer, Buffer, Buffer>({
-    clientId: "floe-bench",
-    bootstrapBrokers: [bootstrap],
-    // Without idempotence the library re-sends a whole request when one partition answers
-    // "not leader", and the partitions that had accepted it get duplicates.
-    idempotent: true,
+function ensureTopic(): Promise<void> {
+  return ensureBenchTopic({
+    bootstrap,
+    topic,
+    partitions,
+    messages,
+    message: (n) => ({ partition: n % partitions, key: Buffer.from(String(n % 100_000)), value: value(n) }),
   });
-  try {
-    const batch = 5000;
-    const inflight: Promise<unknown>[] = [];
-    for (let i = 0; i < messages; i += batch) {
-      const chunk = [];
-      for (let n = i; n < Math.min(messages, i + batch); n++) {
-        chunk.push({ topic, partition: n % partitions, key: Buffer.from(String(n % 100_000)), value: value(n) });
-      }
-      inflight.push(producer.send({ acks: ProduceAcks.ALL, messages: chunk }));
-      if (inflight.length >= 8) await inflight.shift();
-    }
-    await Promise.all(inflight);
-  } finally {
-    await producer.close();
-  }
-  console.log(`produced ${messages} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** A customer-like JSON document padded to `size` bytes. */
@@ -171,21 +128,9 @@ function value(n: number): Buffer {
   return Buffer.from(JSON.stringify(document));
 }
 
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`topic ${topic}: timed out waiting for the broker`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Bytes of the keys "0".."99999" over the first `count` messages (message n has key n % 100000). */
 function keyBytes(count: number): number {
   let bytes = 0;
   for (let n = 0; n < count; n++) bytes += String(n % 100_000).length;
   return bytes;
-}
-
-function range(n: number): number[] {
-  return Array.from({ length: n }, (_, i) => i);
 }

@@ -21,9 +21,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
 import { parseJob } from "../src/config/load-job.ts";
 import { runSync, type SyncProgress } from "../src/sync/sync.ts";
+import { ensureBenchTopic } from "./bench-topic.ts";
 
 const { values } = parseArgs({
   options: {
@@ -165,58 +165,17 @@ streams:
   }
 }
 
-async function ensureTopic(): Promise<void> {
-  const admin = new Admin({ clientId: "floe-bench", bootstrapBrokers: [bootstrap] });
-  try {
-    const existing = await admin.listTopics();
-    if (existing.includes(topic)) {
-      const listed = await admin.listOffsets({
-        topics: [
-          { name: topic, partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) },
-        ],
-      });
-      const total = listed[0]!.partitions.reduce((sum, p) => sum + p.offset, 0n);
-      if (total === BigInt(messages)) return;
-      await admin.deleteTopics({ topics: [topic] });
-      await waitFor(async () => !(await admin.listTopics()).includes(topic));
-    }
-    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
-    await waitFor(async () => {
-      const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
-      return metadata.topics.get(topic)?.partitions.every((p) => p.leader >= 0) ?? false;
-    });
-  } finally {
-    await admin.close();
-  }
-  await produce();
-}
-
-async function produce(): Promise<void> {
-  const started = performance.now();
-  const producer = new Producer<Buffer, Buffer, Buffer, Buffer>({
-    clientId: "floe-bench",
-    bootstrapBrokers: [bootstrap],
-    // Without idempotence the library re-sends a whole request when one partition answers
-    // "not leader", and the partitions that had accepted it get duplicates.
-    idempotent: true,
+function ensureTopic(): Promise<void> {
+  return ensureBenchTopic({
+    bootstrap,
+    topic,
+    partitions,
+    messages,
+    message: (n) => {
+      const id = orderId(n);
+      return { partition: id % partitions, key: Buffer.from(String(id)), value: order(n, id) };
+    },
   });
-  try {
-    const batch = 5000;
-    const inflight: Promise<unknown>[] = [];
-    for (let i = 0; i < messages; i += batch) {
-      const chunk = [];
-      for (let n = i; n < Math.min(messages, i + batch); n++) {
-        const id = orderId(n);
-        chunk.push({ topic, partition: id % partitions, key: Buffer.from(String(id)), value: order(n, id) });
-      }
-      inflight.push(producer.send({ acks: ProduceAcks.ALL, messages: chunk }));
-      if (inflight.length >= 8) await inflight.shift();
-    }
-    await Promise.all(inflight);
-  } finally {
-    await producer.close();
-  }
-  console.log(`produced ${messages} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** Message n's order id: its own, or for one message in ten an earlier message's (an update). */
@@ -240,16 +199,4 @@ function order(n: number, id: number): Buffer {
   const bare = JSON.stringify(document).length;
   document.note = "x".repeat(Math.max(0, size - bare));
   return Buffer.from(JSON.stringify(document));
-}
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`topic ${topic}: timed out waiting for the broker`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function range(n: number): number[] {
-  return Array.from({ length: n }, (_, i) => i);
 }
