@@ -4,11 +4,15 @@
 // the report figures a sync of a given batch must show. Messages are produced with explicit
 // partitions into fresh topics that only the test writes, so each partition's offsets count
 // up from 0 in production order and the model knows every offset.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ProduceAcks, Producer } from "@platformatic/kafka";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { listTopicPartitions } from "../../src/kafka/discover.ts";
 import { planOffsets } from "../../src/kafka/plan.ts";
 import { bootstrapServers } from "./kafka.ts";
+import type { SqlCatalogRef } from "./readers.ts";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Value = Record<string, Json>;
@@ -267,4 +271,14 @@ export class Random {
   chance(p: number): boolean {
     return this.next() < p;
   }
+}
+
+/** A sync test's own names and folders: a job name unique to the run, and an embedded (SQLite) warehouse. */
+export function syncWorkspace(kind: string) {
+  const run = `${process.pid}_${Date.now()}`;
+  const name = `${kind}_${run}`;
+  const dir = mkdtempSync(join(tmpdir(), `floe-${kind}-`));
+  const warehouse = join(dir, "warehouse");
+  const catalogRef: SqlCatalogRef = { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
+  return { run, name, namespace: `${name}_topics`, dir, warehouse, stateDir: join(dir, "state"), catalogRef };
 }

@@ -6,8 +6,6 @@
 // gap and no duplicate, and ends with the rows of a sync that was never stopped. Values are
 // ~2 KB so that each partition takes several fetches. SQLite catalog in a temporary directory.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
@@ -17,7 +15,7 @@ import { Table } from "../../src/iceberg/table.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { runSync } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, type SqlCatalogRef, startReaders } from "../helpers/readers.ts";
+import { type Readers, startReaders } from "../helpers/readers.ts";
 import {
   AppendModel,
   type ModelMessage,
@@ -25,20 +23,15 @@ import {
   OffsetCounter,
   produceExactly,
   Random,
+  syncWorkspace,
   UpsertModel,
 } from "../helpers/sync-model.ts";
 
 const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
 const random = new Random(seed);
 const PARTITIONS = 3;
-const run = `${process.pid}_${Date.now()}`;
+const { run, name, namespace, dir, warehouse, stateDir, catalogRef } = syncWorkspace("abort");
 const prefix = `abort${run}_`;
-const name = `abort_${run}`;
-const namespace = `${name}_topics`;
-const dir = mkdtempSync(join(tmpdir(), "floe-abort-"));
-const warehouse = join(dir, "warehouse");
-const stateDir = join(dir, "state");
-const catalogRef: SqlCatalogRef = { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
 const topics = { app: `${prefix}app`, kv: `${prefix}kv` } as const;
 type TableName = keyof typeof topics;
 const tableNames = Object.keys(topics) as TableName[];

@@ -3,27 +3,26 @@
 // message, so that later syncs retire the right positions in the right files.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, type SqlCatalogRef, startReaders } from "../helpers/readers.ts";
-import { modelColumns, OffsetCounter, produceExactly, Random, UpsertModel } from "../helpers/sync-model.ts";
+import { type Readers, startReaders } from "../helpers/readers.ts";
+import {
+  modelColumns,
+  OffsetCounter,
+  produceExactly,
+  Random,
+  syncWorkspace,
+  UpsertModel,
+} from "../helpers/sync-model.ts";
 
 const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
 const random = new Random(seed);
 const PARTITIONS = 3;
-const run = `${process.pid}_${Date.now()}`;
+const { run, name, namespace, dir, warehouse, stateDir, catalogRef } = syncWorkspace("multifile");
 const topic = `multifile${run}_kv`;
-const name = `multifile_${run}`;
-const namespace = `${name}_topics`;
-const dir = mkdtempSync(join(tmpdir(), "floe-multifile-"));
-const warehouse = join(dir, "warehouse");
-const stateDir = join(dir, "state");
-const catalogRef: SqlCatalogRef = { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
 
 const job = parseJob(
   `

@@ -5,8 +5,6 @@
 // offsets its snapshot records), the report says partial with the read error and the group
 // error, and the next sync reads nothing twice.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
@@ -15,16 +13,11 @@ import { Table } from "../../src/iceberg/table.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { runSync } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, type SqlCatalogRef, startReaders } from "../helpers/readers.ts";
-import { AppendModel, modelColumns, OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
+import { type Readers, startReaders } from "../helpers/readers.ts";
+import { AppendModel, modelColumns, OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
 
-const run = `${process.pid}_${Date.now()}`;
+const { run, name, namespace, dir, warehouse, catalogRef } = syncWorkspace("topicloss");
 const prefix = `topicloss${run}_`;
-const name = `topicloss_${run}`;
-const namespace = `${name}_topics`;
-const dir = mkdtempSync(join(tmpdir(), "floe-topicloss-"));
-const warehouse = join(dir, "warehouse");
-const catalogRef: SqlCatalogRef = { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
 const topics = { kept: `${prefix}kept`, lost: `${prefix}lost` } as const;
 type TableName = keyof typeof topics;
 
