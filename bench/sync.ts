@@ -3,7 +3,7 @@
 // into the embedded SQLite-catalog warehouse in a temp folder.
 //
 //   node bench/sync.ts [--messages 1000000] [--partitions 4] [--threads 4] [--modes append,upsert]
-//                      [--runs 1] [--size 150] [--profile <dir>]
+//                      [--runs 1] [--size 150] [--max-messages-per-commit 250000] [--profile <dir>]
 //
 // Produces `messages` orders-like JSON values of about `size` bytes to a topic named after the
 // parameters, once (a topic that already holds exactly that many is reused). One message in ten
@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseJob } from "../src/config/load-job.ts";
-import { runSync, type SyncProgress } from "../src/sync/sync.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../src/sync/sync.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
 
 const { values } = parseArgs({
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "1" },
     size: { type: "string", default: "150" },
     profile: { type: "string" },
+    "max-messages-per-commit": { type: "string", default: String(DEFAULT_MAX_MESSAGES_PER_COMMIT) },
     bootstrap: { type: "string", default: `127.0.0.1:${process.env.KAFKA_PORT ?? 9092}` },
     // Internal: one measured sync in this process, its figures printed as JSON.
     "sync-once": { type: "string" },
@@ -104,7 +105,7 @@ if (values["sync-once"] !== undefined) {
 }
 
 function argv(): string[] {
-  const passed = ["messages", "partitions", "threads", "size", "bootstrap"] as const;
+  const passed = ["messages", "partitions", "threads", "size", "bootstrap", "max-messages-per-commit"] as const;
   return passed.flatMap((name) => [`--${name}`, String(values[name])]);
 }
 
@@ -133,6 +134,7 @@ streams:
     const cpuBefore = process.cpuUsage();
     const report = await runSync(job, {
       stateDir: join(dir, "state"),
+      maxMessagesPerCommit: Number(values["max-messages-per-commit"]),
       onProgress(event: SyncProgress) {
         const now = performance.now();
         if (event.kind === "planned") marks.planned = marks.read = now;
