@@ -53,6 +53,7 @@ try {
 } finally {
   await duckdb.close();
 }
+console.log("\nKafka keeps running for another try; `npm run services -- stop` stops it.");
 
 /** bigint counts and ids print as numbers; they are small here. */
 function plain(value: unknown): unknown {
