@@ -122,5 +122,24 @@ test("Spark rewrite_data_files on a floe table, then a floe row delta on the rew
     final.deletionVectors.get(again.path)?.entry.file.recordCount,
     BigInt((victims.get(again.path)?.length ?? 0) + 1),
   );
+
+  // Spark rewrites the manifests: floe's DV entry now stands, EXISTING, in a manifest Java wrote.
+  // A third delete on the same file replaces that entry there: still one live DV for the file.
+  await readers.spark(`CALL rest.system.rewrite_manifests(table => '${namespace}.compacted')`);
+  await table.refresh();
+  const replaced = new Set(replacements.map((r) => r.id));
+  const third = [...expected.keys()]
+    .filter((id) => !replaced.has(id))
+    .map((id) => ({ id, ...location.get(id)! }))
+    .find((l) => l.path === again.path)!;
+  const after = await table.newRowDelta().deleteRows(third.path, [third.position]).commit();
+  assert.equal(after.summary["removed-dvs"], "1");
+  expected.delete(third.id);
+  await readers.assertRows(ref, byId(expected.values()), { orderBy: ["id"] });
+  const merged = await planFiles(table, currentSnapshot(table.metadata));
+  assert.equal(
+    merged.deletionVectors.get(third.path)?.entry.file.recordCount,
+    BigInt((victims.get(third.path)?.length ?? 0) + 2),
+  );
   await catalog.close();
 });

@@ -19,17 +19,16 @@ import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
 import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
 import { ValidationError } from "./validation-error.ts";
 
-interface WrittenDeletes {
-  dvs: { file: DeletionVectorFile; specId: number }[];
-  replaced: LiveFile<DeletionVectorFile>[];
-}
+type WrittenDeletionVectors = { file: DeletionVectorFile; specId: number }[];
 
 export class RowDelta extends SnapshotProducer {
   private readonly dataFiles: DataFile[] = [];
   private readonly deletes = new Map<string, RoaringPositionBitmap>();
   /** The DV each target data file had when this operation first looked: a later change is a conflict. */
   private startingDVs: Map<string, string | undefined> | undefined;
-  private written: Promise<{ data?: NewManifestFile; deletes: NewManifestFile[]; dv: WrittenDeletes }> | undefined;
+  private written:
+    | Promise<{ data?: NewManifestFile; deletes: NewManifestFile[]; dvs: WrittenDeletionVectors }>
+    | undefined;
 
   protected get operation(): SnapshotOperation {
     if (this.deletes.size === 0) return "append";
@@ -60,13 +59,17 @@ export class RowDelta extends SnapshotProducer {
     this.written ??= this.writeFiles(base, plan);
     const written = await this.written;
 
+    // The DVs the new ones supersede, as this attempt's plan finds them: validate() checked they
+    // are the DVs whose positions the new ones include, and a manifest rewrite meanwhile (say,
+    // rewrite_manifests) may have moved their entries to another manifest.
+    const replaced = [...this.deletes.keys()].flatMap((path) => plan.deletionVectors.get(path) ?? []);
     const summary = new SnapshotSummaryBuilder();
     for (const file of this.dataFiles) summary.addedFile(file);
-    for (const { file } of written.dv.dvs) summary.addedFile(file);
-    for (const { entry } of written.dv.replaced) summary.removedFile(entry.file);
+    for (const { file } of written.dvs) summary.addedFile(file);
+    for (const { entry } of replaced) summary.removedFile(entry.file);
 
-    const rewritten = await this.removeReplacedDVs(base, written.dv.replaced);
-    const rewrittenPaths = new Set(written.dv.replaced.map((r) => r.manifest.manifestPath));
+    const rewritten = await this.removeReplacedDVs(base, replaced);
+    const rewrittenPaths = new Set(replaced.map((r) => r.manifest.manifestPath));
     const kept = plan.manifests.filter((m) => !rewrittenPaths.has(m.manifestPath));
     const added = [written.data, ...written.deletes].filter((m) => m !== undefined);
     return {
@@ -94,7 +97,7 @@ export class RowDelta extends SnapshotProducer {
   }
 
   private async writeFiles(base: TableMetadata, plan: FileSnapshot) {
-    const dv = await this.writeDeletionVectors(base, plan);
+    const dvs = await this.writeDeletionVectors(base, plan);
     const data =
       this.dataFiles.length === 0
         ? undefined
@@ -107,38 +110,36 @@ export class RowDelta extends SnapshotProducer {
             },
           );
     // Spec: a manifest holds files of one partition spec, the one of the data files they delete from.
-    const bySpec = Map.groupBy(dv.dvs, (d) => d.specId);
+    const bySpec = Map.groupBy(dvs, (d) => d.specId);
     const deletes = await Promise.all(
-      [...bySpec].map(([specId, dvs]) =>
+      [...bySpec].map(([specId, ofSpec]) =>
         writeManifestFile(
           this.table,
           base,
           { content: ManifestContent.DELETES, snapshotId: this.snapshotId, specId },
           (writer) => {
-            for (const { file } of dvs) writer.add(file);
+            for (const { file } of ofSpec) writer.add(file);
           },
         ),
       ),
     );
-    return { data, deletes, dv };
+    return { data, deletes, dvs };
   }
 
-  private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletes> {
-    if (this.deletes.size === 0) return { dvs: [], replaced: [] };
-    const replaced: LiveFile<DeletionVectorFile>[] = [];
+  private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletionVectors> {
+    if (this.deletes.size === 0) return [];
     const inputs = [];
     for (const [path, positions] of this.deletes) {
       const previous = plan.deletionVectors.get(path);
       if (previous) {
         positions.union(await readDeletedPositions(this.table.io, previous.entry.file));
-        replaced.push(previous);
       }
       inputs.push({ referencedDataFile: path, positions });
     }
     const { bytes, deletionVectors } = writeDeletionVectorFile(inputs);
     const location = newDataFileLocation(base, "puffin");
     await this.table.io.write(location, bytes);
-    const dvs = deletionVectors.map((blob) => {
+    return deletionVectors.map((blob) => {
       const target = plan.dataFiles.get(blob.referencedDataFile)!;
       const file: DeletionVectorFile = {
         content: FileContent.POSITION_DELETES,
@@ -153,7 +154,6 @@ export class RowDelta extends SnapshotProducer {
       };
       return { file, specId: target.manifest.partitionSpecId };
     });
-    return { dvs, replaced };
   }
 
   /** Rewrites each manifest holding a replaced DV: that entry DELETED, the others EXISTING. */
