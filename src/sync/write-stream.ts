@@ -7,6 +7,7 @@ import { deadLetterTableName } from "../config/topics.ts";
 import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
 import { millisToMicros, type OpType } from "../decode/system-columns.ts";
 import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import type { SnapshotProducer } from "../iceberg/commit/snapshot-producer.ts";
 import { writeDataFiles } from "../iceberg/data-writer.ts";
 import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import type { DataFile } from "../iceberg/spec/manifest.ts";
@@ -124,12 +125,7 @@ export async function writeStream(
     const rowBatch = new RowBatch(schema, rows.count);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
     const files = await writeRows(target, table, rowBatch.builder);
-    snapshot = await table
-      .newFastAppend()
-      .appendFile(...files)
-      .set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets))
-      .set("floe.job", job.name)
-      .commit();
+    snapshot = await stamped(table.newFastAppend().appendFile(...files), offsets, job).commit();
     report.dataFilesAdded = files.length;
     report.recordsAdded = rows.count;
   } else {
@@ -150,7 +146,7 @@ export async function writeStream(
     const files = await writeRows(target, table, rowBatch.builder);
     const delta = table.newRowDelta().addRows(...files);
     for (const file of deletes.files) delta.deleteRows(file.path, file.positions);
-    snapshot = await delta.set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets)).set("floe.job", job.name).commit();
+    snapshot = await stamped(delta, offsets, job).commit();
     recordCommit(index, hashes!, winners, writtenRows(files, rowMessages), snapshot.snapshotId);
     await store.save(index);
     report.dataFilesAdded = files.length;
@@ -216,10 +212,10 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
   }
   const files = await writeRows(target, table, builder);
   const offsets = mergeOffsets(committedOffsets(table.metadata, table.name), readOffsets);
-  await table
-    .newFastAppend()
-    .appendFile(...files)
-    .set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets))
-    .set("floe.job", target.job.name)
-    .commit();
+  await stamped(table.newFastAppend().appendFile(...files), offsets, target.job).commit();
+}
+
+/** Every floe snapshot records the offsets its table has absorbed and the job that wrote it. */
+function stamped<P extends SnapshotProducer>(producer: P, offsets: TopicPartitionOffsets, job: JobConfig): P {
+  return producer.set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets)).set("floe.job", job.name);
 }
