@@ -3,6 +3,8 @@
 import { ConfigError } from "../config/config-error.ts";
 import { TopicSelectionError } from "../config/topics.ts";
 import { MessagesLostError } from "../kafka/plan.ts";
+import { JobBusyError } from "../service/job-lock.ts";
+import { ConcurrentSyncError } from "../sync/offset-claim.ts";
 import { EngineConflictError } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 
@@ -20,6 +22,7 @@ export function fail(command: string, error: unknown, json: boolean): ExitCode {
     process.stderr.write(`floe ${command}: ${message}${hint}\n`);
   }
   if (error instanceof MessagesLostError) return ExitCode.DATA_LOSS;
+  if (error instanceof JobBusyError || error instanceof ConcurrentSyncError) return ExitCode.BUSY;
   if (error instanceof ConfigError || error instanceof TopicSelectionError || error instanceof EngineConflictError) {
     return ExitCode.USAGE;
   }

@@ -3,6 +3,7 @@
 import { dirname, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { loadJob } from "../config/load-job.ts";
+import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../sync/sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -14,6 +15,8 @@ interface SyncFlags {
   acceptDataLoss?: boolean;
   stateDir?: string;
   maxMessagesPerCommit?: number;
+  /** --wait alone: true, wait as long as it takes. */
+  wait?: number | true;
 }
 
 export function registerSync(program: Command): void {
@@ -29,14 +32,21 @@ export function registerSync(program: Command): void {
       `commit every table at least every n messages read (default ${DEFAULT_MAX_MESSAGES_PER_COMMIT})`,
       positiveInteger,
     )
+    .option(
+      "--wait [seconds]",
+      "when another process is syncing this job, wait for it (default: exit at once with code 5)",
+      nonNegativeSeconds,
+    )
     .addHelpText(
       "after",
       `
 Example:
   floe sync --config job.yaml
   floe sync --config job.yaml --json > report.json
+  floe sync --config job.yaml --wait 600     # behind a sync of the same job that is still running
 
-Exit codes: 0 done, 1 failed, 2 bad job file or usage, 3 messages expired unread, 4 stopped early (what was read landed)`,
+Exit codes: 0 done, 1 failed, 2 bad job file or usage, 3 messages expired unread, 4 stopped early (what was read landed),
+5 another process is syncing this job (or committed its messages meanwhile): nothing landed twice; run again later`,
     )
     .action(async (flags: SyncFlags) => {
       process.exitCode = await sync(flags);
@@ -49,10 +59,17 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const progress = process.stderr.isTTY && !flags.json ? progressLine() : undefined;
+  let lock: JobLock | undefined;
   try {
     const job = await loadJob(flags.config);
+    const stateDir = resolve(flags.stateDir ?? resolve(dirname(flags.config), ".floe", job.name));
+    lock = await acquireJobLock(stateDir, job.name, {
+      waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
+      signal: abort.signal,
+      command: `floe sync --config ${resolve(flags.config)}`,
+    });
     const report = await runSync(job, {
-      stateDir: resolve(flags.stateDir ?? resolve(dirname(flags.config), ".floe", job.name)),
+      stateDir,
       acceptDataLoss: flags.acceptDataLoss === true,
       ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
       signal: abort.signal,
@@ -65,6 +82,7 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     progress?.done();
     return fail("sync", error, flags.json === true);
   } finally {
+    lock?.release();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
@@ -84,6 +102,12 @@ function progressLine() {
       process.stderr.write("\r\x1b[2K");
     },
   };
+}
+
+function nonNegativeSeconds(text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a number of seconds");
+  return n;
 }
 
 function positiveInteger(text: string): number {

@@ -10,6 +10,7 @@ import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
 import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
 import { type FileSnapshot, planFiles } from "../iceberg/scan/plan-files.ts";
 import { findField } from "../iceberg/spec/schema.ts";
+import type { Snapshot } from "../iceberg/spec/snapshot.ts";
 import { ancestors, currentSchema, currentSnapshot, snapshotById } from "../iceberg/spec/table-metadata.ts";
 import type { Table } from "../iceberg/table.ts";
 import { catchUp, type DataFileKeys, rebuildKeyIndex } from "../upsert/catch-up.ts";
@@ -29,24 +30,30 @@ export class KeyIndexStore {
 
   /** The index as of the table's current snapshot. */
   async open(table: Table): Promise<KeyIndex> {
-    const current = currentSnapshot(table.metadata);
-    if (!current) return new KeyIndex(this.scope, null);
-    const currentId = current.snapshotId;
-    const saved = await loadKeyIndex(this.path, this.scope);
-    if (saved && saved.snapshotId === currentId) return saved;
-    const now = await planFiles(table, current);
-    // Catching up replays what happened after the saved snapshot, so only from an ancestor of
-    // the current one: after a rollback the saved snapshot may still be in the metadata, but its
+    return this.bringTo(await loadKeyIndex(this.path, this.scope), table, currentSnapshot(table.metadata));
+  }
+
+  /**
+   * `index` (when given) brought to `target`, a snapshot of the table's metadata: caught up from
+   * the snapshots in between when the one it reflects is an ancestor of `target`, otherwise
+   * rebuilt. Used when a sync's commit must land on a parent that another writer committed.
+   */
+  async bringTo(index: KeyIndex | undefined, table: Table, target: Snapshot | undefined): Promise<KeyIndex> {
+    if (!target) return new KeyIndex(this.scope, null);
+    const targetId = target.snapshotId;
+    if (index && index.snapshotId === targetId) return index;
+    const now = await planFiles(table, target);
+    // Catching up replays what happened after the index's snapshot, so only from an ancestor of
+    // the target: after a rollback the index's snapshot may still be in the metadata, but its
     // removed files and DVs are live again, and only a rebuild sees them.
     const then =
-      saved?.snapshotId != null &&
-      [...ancestors(table.metadata, current)].some((s) => s.snapshotId === saved.snapshotId)
-        ? snapshotById(table.metadata, saved.snapshotId)
+      index?.snapshotId != null && [...ancestors(table.metadata, target)].some((s) => s.snapshotId === index.snapshotId)
+        ? snapshotById(table.metadata, index.snapshotId)
         : undefined;
-    if (saved && then) {
+    if (index && then) {
       const before = await planFiles(table, then);
-      catchUp(saved, {
-        snapshotId: currentId,
+      catchUp(index, {
+        snapshotId: targetId,
         removedFiles: [...before.dataFiles.keys()].filter((path) => !now.dataFiles.has(path)),
         deletedRows: await changedDeletionVectors(table, before, now),
         addedFiles: await Promise.all(
@@ -56,11 +63,11 @@ export class KeyIndexStore {
             .map(({ entry }) => dataFileKeys(table, now, entry.file.filePath)),
         ),
       });
-      return saved;
+      return index;
     }
     const live = [...now.dataFiles.values()].sort((a, b) => Number(a.entry.sequenceNumber! - b.entry.sequenceNumber!));
     const files = await Promise.all(live.map(({ entry }) => dataFileKeys(table, now, entry.file.filePath)));
-    return rebuildKeyIndex(this.scope, currentId, files).index;
+    return rebuildKeyIndex(this.scope, targetId, files).index;
   }
 
   async save(index: KeyIndex): Promise<void> {

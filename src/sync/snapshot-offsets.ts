@@ -5,6 +5,7 @@
 //
 // A snapshot written by another writer (a compaction, a Spark job) carries no floe offsets, so
 // the offsets are those of the newest ancestor of the current snapshot that has them.
+import type { Snapshot } from "../iceberg/spec/snapshot.ts";
 import { ancestors, currentSnapshot, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 
@@ -35,11 +36,20 @@ export function offsetsFromSummary(text: string, where: string): TopicPartitionO
 
 /** The offsets of the newest snapshot in the current snapshot's ancestry that records them. */
 export function committedOffsets(metadata: TableMetadata, where: string): TopicPartitionOffsets {
-  for (const snapshot of ancestors(metadata, currentSnapshot(metadata))) {
-    const text = snapshot.summary[OFFSETS_SUMMARY_KEY];
-    if (text !== undefined) return offsetsFromSummary(text, where);
+  return offsetsAt(metadata, currentSnapshot(metadata), where).offsets;
+}
+
+/** The offsets recorded by `snapshot` or its newest ancestor that records them, and that snapshot. */
+export function offsetsAt(
+  metadata: TableMetadata,
+  snapshot: Snapshot | undefined,
+  where: string,
+): { offsets: TopicPartitionOffsets; recordedBy?: Snapshot } {
+  for (const s of ancestors(metadata, snapshot)) {
+    const text = s.summary[OFFSETS_SUMMARY_KEY];
+    if (text !== undefined) return { offsets: offsetsFromSummary(text, where), recordedBy: s };
   }
-  return new Map();
+  return { offsets: new Map() };
 }
 
 /** `previous` with the partitions of `advanced` replaced: a summary always carries every partition. */

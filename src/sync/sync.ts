@@ -4,7 +4,7 @@
 // tables, so a crash anywhere repeats nothing and loses nothing at the next sync.
 import type { JobConfig } from "../config/job-config.ts";
 import type { SkippedTopic } from "../config/topics.ts";
-import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import { AlreadyExistsError, type Catalog } from "../iceberg/catalog/catalog.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
@@ -64,7 +64,14 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     catalog = connected;
     const { targets, skipped, offsets: plan } = await planSync(job, cluster, connected);
     const namespace = [job.iceberg.namespace];
-    if (!(await connected.namespaceExists(namespace))) await connected.createNamespace(namespace);
+    if (!(await connected.namespaceExists(namespace))) {
+      try {
+        await connected.createNamespace(namespace);
+      } catch (error) {
+        // Created meanwhile by another sync of the job: it is there, as wanted.
+        if (!(error instanceof AlreadyExistsError)) throw error;
+      }
+    }
     // A resume offset past the end of the log: the topic was re-created or truncated, and the
     // offsets the tables hold name other messages. Nothing is read there, so going on would
     // report a complete sync and later skip the new messages below the old offsets.
@@ -78,7 +85,17 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     const writeTargets = new Map(
       targets.map((t) => [
         t.selection.topic,
-        { job, catalog: connected, table: t.table, deadLetterTable: t.deadLetterTable, stateDir: options.stateDir },
+        {
+          job,
+          catalog: connected,
+          table: t.table,
+          deadLetterTable: t.deadLetterTable,
+          tableOffsets: t.table ? committedOffsets(t.table.metadata, t.table.name) : new Map(),
+          deadLetterOffsets: t.deadLetterTable
+            ? committedOffsets(t.deadLetterTable.metadata, t.deadLetterTable.name)
+            : new Map(),
+          stateDir: options.stateDir,
+        },
       ]),
     );
     const reports = new Map<string, TableReport>();

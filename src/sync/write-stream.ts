@@ -6,8 +6,7 @@ import type { JobConfig } from "../config/job-config.ts";
 import { deadLetterTableName } from "../config/topics.ts";
 import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
 import { millisToMicros, type OpType } from "../decode/system-columns.ts";
-import type { Catalog } from "../iceberg/catalog/catalog.ts";
-import type { SnapshotProducer } from "../iceberg/commit/snapshot-producer.ts";
+import { AlreadyExistsError, type Catalog, identifierToString } from "../iceberg/catalog/catalog.ts";
 import { writeDataFiles } from "../iceberg/data-writer.ts";
 import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import type { DataFile } from "../iceberg/spec/manifest.ts";
@@ -21,8 +20,9 @@ import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
 import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
+import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
 import { RowBatch } from "./row-batch.ts";
-import { committedOffsets, mergeOffsets, OFFSETS_SUMMARY_KEY, offsetsToSummary } from "./snapshot-offsets.ts";
+import { committedOffsets, mergeOffsets, offsetsToSummary } from "./snapshot-offsets.ts";
 import type { StreamBatch } from "./stream-batch.ts";
 
 export interface TableReport {
@@ -45,13 +45,19 @@ export interface TableReport {
   durationMs: number;
 }
 
-/** Where a topic lands; writeStream fills in the tables it creates, so later commits of the same sync find them. */
+/**
+ * Where a topic lands; writeStream fills in the tables it creates and the offsets it commits, so
+ * later commits of the same sync find them.
+ */
 export interface StreamTarget {
   job: JobConfig;
   catalog: Catalog;
   /** The topic's table, once it exists. */
   table: Table | undefined;
   deadLetterTable: Table | undefined;
+  /** The offsets each table held when this sync planned, then those of its own last commit. */
+  tableOffsets: TopicPartitionOffsets;
+  deadLetterOffsets: TopicPartitionOffsets;
   stateDir: string;
 }
 
@@ -107,9 +113,11 @@ export async function writeStream(
     report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
   }
 
-  const committed = committedOffsets(table.metadata, table.name);
-  const offsets = mergeOffsets(committed, readOffsets);
-  if (batch.rows.count === 0 && offsetsToSummary(offsets) === offsetsToSummary(committed)) {
+  const committed = target.tableOffsets;
+  if (
+    batch.rows.count === 0 &&
+    offsetsToSummary(mergeOffsets(committed, readOffsets)) === offsetsToSummary(committed)
+  ) {
     // Nothing read (or nothing new past what the table holds): a commit would only add an empty
     // snapshot to the table at every scheduled sync.
     report.durationMs = performance.now() - started;
@@ -120,21 +128,25 @@ export async function writeStream(
   const rows = batch.rows;
   const hashes = stream.dedupKeys.length > 0 ? hashRowKeys(rows, stream.dedupKeys, schema) : undefined;
 
+  const claim: OffsetClaim = { table: table.name, job: job.name, startedFrom: committed, read: readOffsets };
   let snapshot: Snapshot;
   if (stream.mode === "append") {
     const rowBatch = new RowBatch(schema, rows.count);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
     const files = await writeRows(target, table, rowBatch.builder);
-    snapshot = await stamped(table.newFastAppend().appendFile(...files), offsets, job).commit();
+    snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
     report.dataFilesAdded = files.length;
     report.recordsAdded = rows.count;
   } else {
     const store = new KeyIndexStore(target.stateDir, table, stream.dedupKeys);
-    const index = await store.open(table);
+    let index = await store.open(table);
     const tombstones = new Uint8Array(rows.count);
     for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null ? 1 : 0;
-    const winners = dedupBatch(hashes!, tombstones, index);
-    const deletes = planDeletes(index, hashes!, winners);
+    // Which message of a key wins does not depend on the table; whether it updates or creates
+    // does, and so do the rows it retires: both are found again below on the parent of every
+    // commit attempt. The _op_type written into the data files is the first attempt's.
+    let winners = dedupBatch(hashes!, tombstones, index);
+    let deletes = planDeletes(index, hashes!, winners);
     const rowBatch = new RowBatch(schema, winners.messages.length);
     const rowMessages: number[] = [];
     for (let w = 0; w < winners.messages.length; w++) {
@@ -144,9 +156,19 @@ export async function writeStream(
       rowMessages.push(i);
     }
     const files = await writeRows(target, table, rowBatch.builder);
+    const planned = index.snapshotId;
+    const upserted = table;
     const delta = table.newRowDelta().addRows(...files);
-    for (const file of deletes.files) delta.deleteRows(file.path, file.positions);
-    snapshot = await stamped(delta, offsets, job).commit();
+    delta.deleteRowsPlannedOn(async (_base, parent) => {
+      if ((parent?.snapshotId ?? null) !== planned) {
+        // Another writer committed since the index was opened: its rows are live rows too.
+        index = await store.bringTo(index, upserted, parent);
+        winners = dedupBatch(hashes!, tombstones, index);
+        deletes = planDeletes(index, hashes!, winners);
+      }
+      return deletes.files;
+    });
+    snapshot = await claimOffsets(delta, claim).commit();
     recordCommit(index, hashes!, winners, writtenRows(files, rowMessages), snapshot.snapshotId);
     await store.save(index);
     report.dataFilesAdded = files.length;
@@ -154,6 +176,7 @@ export async function writeStream(
     report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
     report.positionsDeleted = deletes.positionsDeleted;
   }
+  target.tableOffsets = committedOffsets(table.metadata, table.name);
   report.snapshotId = snapshot.snapshotId.toString();
   report.durationMs = performance.now() - started;
   return report;
@@ -178,18 +201,27 @@ function writtenRows(files: readonly DataFile[], rowMessages: readonly number[])
 async function createTable(target: StreamTarget, name: string, schema: Schema): Promise<Table> {
   const { job, catalog } = target;
   const identifier = { namespace: [job.iceberg.namespace], name };
-  return new Table(
-    catalog,
-    await catalog.createTable(identifier, {
-      schema,
-      spec: unpartitioned,
-      properties: {
-        "floe.job": job.name,
-        "write.parquet.compression-codec": job.iceberg.compression,
-        "write.target-file-size-bytes": String(job.iceberg.targetFileSizeBytes),
-      },
-    }),
-  );
+  try {
+    return new Table(
+      catalog,
+      await catalog.createTable(identifier, {
+        schema,
+        spec: unpartitioned,
+        properties: {
+          "floe.job": job.name,
+          "write.parquet.compression-codec": job.iceberg.compression,
+          "write.target-file-size-bytes": String(job.iceberg.targetFileSizeBytes),
+        },
+      }),
+    );
+  } catch (error) {
+    // The table did not exist when this sync planned: another writer created it meanwhile, and
+    // may have committed to it the messages this sync read.
+    if (!(error instanceof AlreadyExistsError)) throw error;
+    throw new ConcurrentSyncError(
+      `${identifierToString(identifier)}: another writer created the table while this sync ran; nothing of this sync was committed to it. Is another floe sync of job ${job.name} running? Run again once it is done.`,
+    );
+  }
 }
 
 /** Dead letters are committed before the topic's table: its offsets must never run ahead of them. */
@@ -211,11 +243,7 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
     });
   }
   const files = await writeRows(target, table, builder);
-  const offsets = mergeOffsets(committedOffsets(table.metadata, table.name), readOffsets);
-  await stamped(table.newFastAppend().appendFile(...files), offsets, target.job).commit();
-}
-
-/** Every floe snapshot records the offsets its table has absorbed and the job that wrote it. */
-function stamped<P extends SnapshotProducer>(producer: P, offsets: TopicPartitionOffsets, job: JobConfig): P {
-  return producer.set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets)).set("floe.job", job.name);
+  const claim = { table: table.name, job: target.job.name, startedFrom: target.deadLetterOffsets, read: readOffsets };
+  await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+  target.deadLetterOffsets = committedOffsets(table.metadata, table.name);
 }

@@ -5,6 +5,11 @@
 // in the same commit (its manifest is rewritten with the other entries EXISTING). A concurrent
 // commit that removed the data file or gave it another DV is a real conflict (ValidationError):
 // the caller's positions may no longer be right.
+//
+// A caller that locates rows itself (an upsert, through a key index) can instead hand over a
+// planner with deleteRowsPlannedOn(): it is asked for the positions again whenever an attempt
+// commits on another parent than the one it last planned on, so that a retry after another
+// writer's commit deletes the rows as that parent holds them, not as the first attempt saw them.
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { newDataFileLocation } from "../locations.ts";
 import { writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
@@ -21,19 +26,25 @@ import { ValidationError } from "./validation-error.ts";
 
 type WrittenDeletionVectors = { file: DeletionVectorFile; specId: number }[];
 
+/** Rows of one live data file to delete, by position (0-based row index in the file). */
+export interface RowPositions {
+  path: string;
+  positions: ArrayLike<number> | BigInt64Array | BigUint64Array;
+}
+
+/** Plans the deletes of a row delta on the parent an attempt commits on. */
+export type DeletePlanner = (base: TableMetadata, parent: Snapshot | undefined) => Promise<Iterable<RowPositions>>;
+
 export class RowDelta extends SnapshotProducer {
   private readonly dataFiles: DataFile[] = [];
-  private readonly deletes = new Map<string, RoaringPositionBitmap>();
-  /** The DV each target data file had when this operation first looked: a later change is a conflict. */
+  private deletes = new Map<string, RoaringPositionBitmap>();
+  private planner: DeletePlanner | undefined;
+  /** The parent the planner last planned on (null: no snapshot); undefined before the first plan. */
+  private plannedOn: bigint | null | undefined;
+  /** The DV each target data file had when the deletes were planned: a later change is a conflict. */
   private startingDVs: Map<string, string | undefined> | undefined;
-  private written:
-    | Promise<{ data?: NewManifestFile; deletes: NewManifestFile[]; dvs: WrittenDeletionVectors }>
-    | undefined;
-
-  protected get operation(): SnapshotOperation {
-    if (this.deletes.size === 0) return "append";
-    return this.dataFiles.length === 0 ? "delete" : "overwrite";
-  }
+  private dataManifest: Promise<NewManifestFile | undefined> | undefined;
+  private written: Promise<{ deletes: NewManifestFile[]; dvs: WrittenDeletionVectors }> | undefined;
 
   addRows(...files: DataFile[]): this {
     this.assertNotStarted();
@@ -44,22 +55,50 @@ export class RowDelta extends SnapshotProducer {
   /** Deletes rows of a live data file by position (0-based row index in the file). */
   deleteRows(dataFilePath: string, positions: ArrayLike<number> | BigInt64Array | BigUint64Array): this {
     this.assertNotStarted();
+    if (this.planner) throw new Error(`${this.table.name}: row delta has a delete planner; deleteRows is not allowed`);
+    this.addDeletes(dataFilePath, positions);
+    return this;
+  }
+
+  /** The rows to delete come from `planner`, asked again at every attempt on a new parent. */
+  deleteRowsPlannedOn(planner: DeletePlanner): this {
+    this.assertNotStarted();
+    if (this.deletes.size > 0) throw new Error(`${this.table.name}: row delta has deletes; a planner is not allowed`);
+    this.planner = planner;
+    return this;
+  }
+
+  private addDeletes(dataFilePath: string, positions: ArrayLike<number> | BigInt64Array | BigUint64Array): void {
     let bitmap = this.deletes.get(dataFilePath);
     if (!bitmap) {
       bitmap = new RoaringPositionBitmap();
       this.deletes.set(dataFilePath, bitmap);
     }
     bitmap.addAll(positions);
-    return this;
+  }
+
+  protected get operation(): SnapshotOperation {
+    if (this.deletes.size === 0) return "append";
+    return this.dataFiles.length === 0 ? "delete" : "overwrite";
   }
 
   protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
+    const parentId = parent?.snapshotId ?? null;
+    if (this.planner && this.plannedOn !== parentId) {
+      // Planned anew on this parent: its DVs are the ones the new positions were found with.
+      this.deletes = new Map();
+      for (const { path, positions } of await this.planner(base, parent)) this.addDeletes(path, positions);
+      this.plannedOn = parentId;
+      this.startingDVs = undefined;
+      this.written = undefined;
+    }
     const plan = await planFiles(this.table, parent);
-    this.validate(plan);
-    this.written ??= this.writeFiles(base, plan);
-    const written = await this.written;
+    this.validateDeletes(plan);
+    this.dataManifest ??= this.writeDataManifest(base);
+    this.written ??= this.writeDeletes(base, plan);
+    const [data, written] = await Promise.all([this.dataManifest, this.written]);
 
-    // The DVs the new ones supersede, as this attempt's plan finds them: validate() checked they
+    // The DVs the new ones supersede, as this attempt's plan finds them: validateDeletes() checked they
     // are the DVs whose positions the new ones include, and a manifest rewrite meanwhile (say,
     // rewrite_manifests) may have moved their entries to another manifest.
     const replaced = [...this.deletes.keys()].flatMap((path) => plan.deletionVectors.get(path) ?? []);
@@ -71,14 +110,14 @@ export class RowDelta extends SnapshotProducer {
     const rewritten = await this.removeReplacedDVs(base, replaced);
     const rewrittenPaths = new Set(replaced.map((r) => r.manifest.manifestPath));
     const kept = plan.manifests.filter((m) => !rewrittenPaths.has(m.manifestPath));
-    const added = [written.data, ...written.deletes].filter((m) => m !== undefined);
+    const added = [data, ...written.deletes].filter((m) => m !== undefined);
     return {
       manifests: [...added, ...rewritten, ...kept],
       summary,
     };
   }
 
-  private validate(plan: FileSnapshot): void {
+  private validateDeletes(plan: FileSnapshot): void {
     const first = this.startingDVs === undefined;
     this.startingDVs ??= new Map();
     for (const path of this.deletes.keys()) {
@@ -96,19 +135,21 @@ export class RowDelta extends SnapshotProducer {
     }
   }
 
-  private async writeFiles(base: TableMetadata, plan: FileSnapshot) {
+  /** Written once: its ADDED entries inherit the sequence number, so every attempt reuses it. */
+  private async writeDataManifest(base: TableMetadata): Promise<NewManifestFile | undefined> {
+    if (this.dataFiles.length === 0) return undefined;
+    return writeManifestFile(
+      this.table,
+      base,
+      { content: ManifestContent.DATA, snapshotId: this.snapshotId },
+      (writer) => {
+        for (const file of this.dataFiles) writer.add(file);
+      },
+    );
+  }
+
+  private async writeDeletes(base: TableMetadata, plan: FileSnapshot) {
     const dvs = await this.writeDeletionVectors(base, plan);
-    const data =
-      this.dataFiles.length === 0
-        ? undefined
-        : await writeManifestFile(
-            this.table,
-            base,
-            { content: ManifestContent.DATA, snapshotId: this.snapshotId },
-            (writer) => {
-              for (const file of this.dataFiles) writer.add(file);
-            },
-          );
     // Spec: a manifest holds files of one partition spec, the one of the data files they delete from.
     const bySpec = Map.groupBy(dvs, (d) => d.specId);
     const deletes = await Promise.all(
@@ -123,7 +164,7 @@ export class RowDelta extends SnapshotProducer {
         ),
       ),
     );
-    return { data, deletes, dvs };
+    return { deletes, dvs };
   }
 
   private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletionVectors> {
@@ -183,7 +224,7 @@ export class RowDelta extends SnapshotProducer {
   }
 
   private assertNotStarted(): void {
-    if (this.written) throw new Error(`${this.table.name}: row delta changed after its commit started`);
+    if (this.dataManifest) throw new Error(`${this.table.name}: row delta changed after its commit started`);
   }
 }
 

@@ -3,6 +3,12 @@
 // (first_row_id from the table's next-row-id), and the catalog is asked to move `main` from
 // that parent to the new snapshot. The snapshot id stays the same across attempts, so after
 // an unknown outcome (5xx) finding it in the refreshed table means the commit landed.
+//
+// Spec "Commit Conflict Resolution and Retry": a retry must re-check the operation's
+// assumptions against the new parent, not only rebuild the manifest list. A caller states its
+// assumptions with validate() (throw ValidationError: the change cannot land on this parent)
+// and derives parent-dependent summary properties with setFromParent(); both run at every
+// attempt against the parent that attempt commits on.
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import type { ManifestFile } from "../spec/manifest.ts";
 import { MAIN_BRANCH, newSnapshotId, type Snapshot, type SnapshotOperation } from "../spec/snapshot.ts";
@@ -19,9 +25,14 @@ export interface SnapshotChanges {
   summary: SnapshotSummaryBuilder;
 }
 
+/** A check of the parent an attempt commits on; throws ValidationError when the change must not land there. */
+export type ParentValidation = (base: TableMetadata, parent: Snapshot | undefined) => void | Promise<void>;
+
 export abstract class SnapshotProducer {
   readonly snapshotId: bigint = newSnapshotId();
   private readonly summaryProperties = new Map<string, string>();
+  private readonly parentProperties = new Map<string, (base: TableMetadata, parent: Snapshot | undefined) => string>();
+  private readonly validations: ParentValidation[] = [];
 
   protected readonly table: Table;
 
@@ -47,11 +58,24 @@ export abstract class SnapshotProducer {
     return this;
   }
 
+  /** A summary property computed at every attempt from the parent it commits on. */
+  setFromParent(key: string, value: (base: TableMetadata, parent: Snapshot | undefined) => string): this {
+    this.parentProperties.set(key, value);
+    return this;
+  }
+
+  /** Runs `check` at every attempt, before the change is built on that attempt's parent. */
+  validate(check: ParentValidation): this {
+    this.validations.push(check);
+    return this;
+  }
+
   async commit(): Promise<Snapshot> {
     await commitWithRetries(this.table, async (base, attempt) => {
       if (snapshotById(base, this.snapshotId)) return undefined;
       const parent = currentSnapshot(base);
       const sequenceNumber = base.lastSequenceNumber + 1n;
+      for (const check of this.validations) await check(base, parent);
       const changes = await this.apply(base, parent, sequenceNumber);
       const { location, addedRows } = await writeManifestListFile(this.table, {
         snapshotId: this.snapshotId,
@@ -62,6 +86,7 @@ export abstract class SnapshotProducer {
         manifests: changes.manifests,
       });
       for (const [key, value] of this.summaryProperties) changes.summary.set(key, value);
+      for (const [key, value] of this.parentProperties) changes.summary.set(key, value(base, parent));
       const snapshot: Snapshot = {
         snapshotId: this.snapshotId,
         ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),

@@ -1,0 +1,102 @@
+// One sync of a job at a time on a machine: a lock in the job's state directory. It is an
+// exclusive transaction held on a small SQLite file for as long as the sync runs, so the
+// operating system releases it when the holder exits in any way (a SIGKILL included): there is
+// no stale lock to clean up, and nothing to guess from a pid. Beside it, a JSON file names the
+// holder (pid, host, command, start), for the message the next process prints.
+//
+// The lock spares a second process the work it would lose; it is not what keeps a table right.
+// A copy of the job with another state directory, or on another machine, does not see it: the
+// offset check on every commit (sync/offset-claim.ts) is what guarantees that.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  command: string;
+  since: string;
+}
+
+/** Another process holds the job: waiting for it or running later can help. */
+export class JobBusyError extends Error {
+  override name = "JobBusyError";
+  readonly retryable = true;
+  readonly holder: LockHolder | undefined;
+
+  constructor(job: string, holder: LockHolder | undefined) {
+    super(
+      holder
+        ? `job ${job} is being synced by process ${holder.pid} on ${holder.host} since ${holder.since} (${holder.command}); wait for it to finish, or pass --wait`
+        : `job ${job} is being synced by another process; wait for it to finish, or pass --wait`,
+    );
+    this.holder = holder;
+  }
+}
+
+export interface JobLock {
+  release(): void;
+}
+
+export interface LockOptions {
+  /** How long to wait for the holder to finish, in ms; 0 (the default) fails at once. */
+  waitMs?: number;
+  signal?: AbortSignal;
+  /** What the holder is doing, for the message of the next process. */
+  command?: string;
+}
+
+const POLL_MS = 200;
+
+/** Takes the lock of `job` in `stateDir`, or throws JobBusyError naming the process that has it. */
+export async function acquireJobLock(stateDir: string, job: string, options: LockOptions = {}): Promise<JobLock> {
+  mkdirSync(stateDir, { recursive: true });
+  const lockPath = join(stateDir, "sync.lock");
+  const holderPath = join(stateDir, "sync.lock.json");
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  for (;;) {
+    const db = new DatabaseSync(lockPath, { timeout: 0 });
+    try {
+      db.exec("BEGIN EXCLUSIVE");
+    } catch (error) {
+      db.close();
+      if (!isBusy(error)) throw error;
+      if (Date.now() >= deadline || options.signal?.aborted) throw new JobBusyError(job, readHolder(holderPath));
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      continue;
+    }
+    const holder: LockHolder = {
+      pid: process.pid,
+      host: hostname(),
+      command: options.command ?? process.argv.slice(1).join(" "),
+      since: new Date().toISOString(),
+    };
+    writeFileSync(holderPath, `${JSON.stringify(holder)}\n`);
+    let released = false;
+    return {
+      release() {
+        if (released) return;
+        released = true;
+        rmSync(holderPath, { force: true });
+        db.exec("ROLLBACK");
+        db.close();
+      },
+    };
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    /database is locked|SQLITE_BUSY/i.test(`${error.message} ${(error as { code?: string }).code}`)
+  );
+}
+
+function readHolder(path: string): LockHolder | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as LockHolder;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,224 @@
+// Two or three `floe sync` processes of one job at the same time, as an overlapping cron job or
+// a sync started by hand beside a scheduled one makes them. Each process has its own state
+// directory, as copies of the job on two machines would: the per-job lock does not see them,
+// so what keeps the table right is the offset check of every commit attempt. Every round
+// produces new messages, starts the processes together or staggered by random delays, with
+// small commit batches so that their commits interleave, then lets one sync drain what is
+// left. Each process must either finish or stop with exit 5 naming the other writer's
+// snapshot, and after every round the table must equal the model exactly: append, every
+// (partition, offset) once; upsert, one row per key with its latest message. Append and
+// upsert, embedded SQLite catalog and the test REST catalog. The lock itself is tested at the
+// end: a second process of the same state directory exits at once naming the holder, or waits.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { acquireJobLock } from "../../src/service/job-lock.ts";
+import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
+import { type CatalogRef, type Readers, startReaders, testRestCatalog } from "../helpers/readers.ts";
+import {
+  AppendModel,
+  modelColumns,
+  OffsetCounter,
+  produceExactly,
+  Random,
+  syncWorkspace,
+  UpsertModel,
+} from "../helpers/sync-model.ts";
+import { restCatalog } from "../services/iceberg-rest.ts";
+
+const repo = join(import.meta.dirname, "..", "..");
+const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
+const ROUNDS = Number(process.env.FLOE_CONCURRENT_ROUNDS ?? 4);
+const PARTITIONS = 4;
+const MESSAGES_PER_ROUND = 8_000;
+const EXIT_BUSY = 5;
+
+let readers: Readers;
+const topics: string[] = [];
+before(async () => {
+  readers = await startReaders();
+});
+after(async () => {
+  await readers?.close();
+  for (const topic of topics) await deleteTopic(topic);
+});
+
+interface ChildRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function floeSync(args: string[], delayMs = 0): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    setTimeout(() => {
+      const child = spawn(process.execPath, ["src/cli/main.ts", "sync", ...args], {
+        cwd: repo,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => {
+        stdout += d;
+      });
+      child.stderr.on("data", (d) => {
+        stderr += d;
+      });
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    }, delayMs);
+  });
+}
+
+function workspace(kind: string, catalog: "sql" | "rest") {
+  const ws = syncWorkspace(kind);
+  const topic = `${ws.name}_t`;
+  topics.push(topic);
+  const catalogYaml =
+    catalog === "rest" ? `{type: rest, uri: ${restCatalog.uri}}` : `{type: sql, warehouse: ${ws.warehouse}}`;
+  const catalogRef: CatalogRef = catalog === "rest" ? testRestCatalog : ws.catalogRef;
+  return { ...ws, topic, catalogYaml, catalogRef, jobPath: join(ws.dir, "job.yaml") };
+}
+
+for (const catalog of ["sql", "rest"] as const) {
+  for (const mode of ["append", "upsert"] as const) {
+    test(`${mode}, ${catalog} catalog: syncs of one job at the same time land every message once`, async () => {
+      const random = new Random(seed + (catalog === "rest" ? 100 : 0) + (mode === "upsert" ? 10 : 0));
+      const ws = workspace(`conc_${mode}_${catalog}`, catalog);
+      await createTopic(ws.topic, PARTITIONS);
+      writeFileSync(
+        ws.jobPath,
+        `
+name: ${ws.name}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    topic_pattern: ^${ws.topic}$
+    max_threads: ${PARTITIONS}
+destination:
+  iceberg:
+    catalog: ${ws.catalogYaml}
+    target_engines: [duckdb, spark]
+streams:
+  ${ws.topic}: {mode: ${mode}, table: t${mode === "upsert" ? ", dedup_keys: [id]" : ""}}
+`,
+      );
+      const counter = new OffsetCounter();
+      const appendModel = new AppendModel();
+      const upsertModel = new UpsertModel((m) => String((m.value as { id: number }).id), false);
+      const columns = mode === "append" ? ["seq"] : ["id", "name"];
+      const table = { catalog: ws.catalogRef, namespace: ws.namespace, table: "t" };
+      let conflicts = 0;
+
+      for (let round = 0; round < ROUNDS; round++) {
+        const batch = counter.assign(
+          Array.from({ length: MESSAGES_PER_ROUND }, (_, i) => {
+            if (mode === "append") {
+              return { partition: random.int(PARTITIONS), key: null, value: { seq: round * 100_000 + i } };
+            }
+            const id = random.int(3_000);
+            return { partition: id % PARTITIONS, key: `k${id}`, value: { id, name: `n${id}_${round}_${i}` } };
+          }),
+        );
+        await produceExactly(ws.topic, batch, counter);
+        if (mode === "append") appendModel.apply(batch);
+        else upsertModel.apply(batch);
+
+        // Round 0 starts them together; later rounds stagger them by up to 0.3 s.
+        const processes = round % 2 === 0 ? 2 : 3;
+        const runs = await Promise.all(
+          Array.from({ length: processes }, (_, i) =>
+            floeSync(
+              ["--config", ws.jobPath, "--state-dir", join(ws.dir, `state${i}`), "--max-messages-per-commit", "1000"],
+              round === 0 ? 0 : random.int(300),
+            ),
+          ),
+        );
+        for (const [i, run] of runs.entries()) {
+          const where = `round ${round} (seed ${seed}), process ${i}`;
+          if (run.code === EXIT_BUSY) {
+            conflicts++;
+            assert.match(run.stderr, /another writer (committed|created)/, `${where}:\n${run.stderr}`);
+            assert.match(
+              run.stderr,
+              /snapshot \d+|created the table/,
+              `${where} names the other writer:\n${run.stderr}`,
+            );
+          } else {
+            assert.equal(run.code, 0, `${where} exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+          }
+        }
+        const last = await floeSync(["--config", ws.jobPath, "--state-dir", join(ws.dir, "state0")]);
+        assert.equal(last.code, 0, `round ${round}: the draining sync exited ${last.code}:\n${last.stderr}`);
+
+        const expected = mode === "append" ? appendModel.rows(columns) : upsertModel.rows(columns);
+        const rows = await readers.rows("duckdb", table, {
+          columns: modelColumns(columns),
+          orderBy: ["_kafka_partition", "_kafka_offset"],
+        });
+        assert.equal(rows.length, expected.length, `round ${round} (seed ${seed}): rows in DuckDB`);
+        assert.deepEqual(rows, expected, `round ${round} (seed ${seed}): DuckDB reads the model`);
+      }
+      const expected = mode === "append" ? appendModel.rows(columns) : upsertModel.rows(columns);
+      await readers.assertRows(table, expected, {
+        columns: modelColumns(columns),
+        orderBy: ["_kafka_partition", "_kafka_offset"],
+      });
+      // The race must have happened, or the test proved nothing.
+      assert.ok(conflicts > 0, `no sync ever met another one's commit in ${ROUNDS} rounds (seed ${seed})`);
+    });
+  }
+}
+
+test("a second sync of a job that is running exits at once naming the process, or waits with --wait", async () => {
+  const ws = workspace("conc_lock", "sql");
+  await createTopic(ws.topic, 1);
+  writeFileSync(
+    ws.jobPath,
+    `
+name: ${ws.name}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    topic_pattern: ^${ws.topic}$
+destination:
+  iceberg:
+    catalog: ${ws.catalogYaml}
+streams:
+  ${ws.topic}: {mode: append, table: t}
+`,
+  );
+  const counter = new OffsetCounter();
+  const model = new AppendModel();
+  const batch = counter.assign(Array.from({ length: 50 }, (_, i) => ({ partition: 0, key: null, value: { seq: i } })));
+  await produceExactly(ws.topic, batch, counter);
+  model.apply(batch);
+
+  // This process holds the job, as a running sync would.
+  const lock = await acquireJobLock(ws.stateDir, ws.name, { command: "the lock test" });
+  try {
+    const busy = await floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir]);
+    assert.equal(busy.code, EXIT_BUSY, busy.stderr);
+    assert.match(busy.stderr, new RegExp(`process ${process.pid} on .* \\(the lock test\\)`));
+    const busyJson = await floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir, "--json"]);
+    assert.equal(busyJson.code, EXIT_BUSY);
+    assert.match(JSON.parse(busyJson.stdout).error, /being synced by process/);
+  } finally {
+    lock.release();
+  }
+  const second = await acquireJobLock(ws.stateDir, ws.name, { command: "the lock test" });
+  const waiting = floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir, "--wait", "120"]);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  second.release();
+  const waited = await waiting;
+  assert.equal(waited.code, 0, waited.stderr);
+  await readers.assertRows({ catalog: ws.catalogRef, namespace: ws.namespace, table: "t" }, model.rows(["seq"]), {
+    columns: modelColumns(["seq"]),
+    orderBy: ["_kafka_partition", "_kafka_offset"],
+  });
+  // Nothing was locked out for good: the holder's exit (here, its release) frees the job.
+  const again = await floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir]);
+  assert.equal(again.code, 0, again.stderr);
+});
