@@ -25,6 +25,7 @@ import {
   Random,
   syncWorkspace,
   UpsertModel,
+  type Value,
 } from "../helpers/sync-model.ts";
 import { restCatalog } from "../services/iceberg-rest.ts";
 
@@ -114,13 +115,16 @@ streams:
 
       for (let round = 0; round < ROUNDS; round++) {
         const batch = counter.assign(
-          Array.from({ length: MESSAGES_PER_ROUND }, (_, i) => {
-            if (mode === "append") {
-              return { partition: random.int(PARTITIONS), key: null, value: { seq: round * 100_000 + i } };
-            }
-            const id = random.int(3_000);
-            return { partition: id % PARTITIONS, key: `k${id}`, value: { id, name: `n${id}_${round}_${i}` } };
-          }),
+          Array.from(
+            { length: MESSAGES_PER_ROUND },
+            (_, i): { partition: number; key: string | null; value: Value } => {
+              if (mode === "append") {
+                return { partition: random.int(PARTITIONS), key: null, value: { seq: round * 100_000 + i } };
+              }
+              const id = random.int(3_000);
+              return { partition: id % PARTITIONS, key: `k${id}`, value: { id, name: `n${id}_${round}_${i}` } };
+            },
+          ),
         );
         await produceExactly(ws.topic, batch, counter);
         if (mode === "append") appendModel.apply(batch);
