@@ -12,6 +12,7 @@ import { KafkaCluster } from "../kafka/connection.ts";
 import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
+import { faultPoint } from "./fault-points.ts";
 import { checkTargetEngines, planSync } from "./plan-sync.ts";
 import { committedOffsets } from "./snapshot-offsets.ts";
 import { StreamBatch } from "./stream-batch.ts";
@@ -161,6 +162,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     }
     const tables = targets.map(({ selection }) => reports.get(selection.topic)!);
     let groupCommitError: string | undefined;
+    await faultPoint("before-group-commit");
     try {
       await commitGroupOffsets(cluster, job.kafka.consumerGroup, acknowledged);
     } catch (error) {

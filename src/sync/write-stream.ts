@@ -18,6 +18,7 @@ import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
+import { faultPoint } from "./fault-points.ts";
 import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
 import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
@@ -88,7 +89,10 @@ export async function writeStream(
     durationMs: 0,
   };
 
-  if (batch.rejected.length > 0) await commitDeadLetters(target, batch, readOffsets);
+  if (batch.rejected.length > 0) {
+    await commitDeadLetters(target, batch, readOffsets);
+    await faultPoint("after-dead-letter-commit");
+  }
 
   batch.inference.settle();
   let table = target.table;
@@ -111,6 +115,7 @@ export async function writeStream(
       }
     });
     report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
+    await faultPoint("after-schema-change");
   }
 
   const committed = target.tableOffsets;
@@ -134,7 +139,9 @@ export async function writeStream(
     const rowBatch = new RowBatch(schema, rows.count);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
     const files = await writeRows(target, table, rowBatch.builder);
+    await faultPoint("after-data-files");
     snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+    await faultPoint("after-table-commit");
     report.dataFilesAdded = files.length;
     report.recordsAdded = rows.count;
   } else {
@@ -168,7 +175,9 @@ export async function writeStream(
       }
       return deletes.files;
     });
+    await faultPoint("after-data-files");
     snapshot = await claimOffsets(delta, claim).commit();
+    await faultPoint("after-table-commit");
     recordCommit(index, hashes!, winners, writtenRows(files, rowMessages), snapshot.snapshotId);
     await store.save(index);
     report.dataFilesAdded = files.length;

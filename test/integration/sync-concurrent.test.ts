@@ -11,7 +11,7 @@
 // end: a second process of the same state directory exits at once naming the holder, or waits.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { acquireJobLock } from "../../src/service/job-lock.ts";
@@ -52,12 +52,13 @@ interface ChildRun {
   stderr: string;
 }
 
-function floeSync(args: string[], delayMs = 0): Promise<ChildRun> {
+function floeSync(args: string[], delayMs = 0, env: Record<string, string> = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     setTimeout(() => {
       const child = spawn(process.execPath, ["src/cli/main.ts", "sync", ...args], {
         cwd: repo,
         stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...env },
       });
       let stdout = "";
       let stderr = "";
@@ -71,6 +72,23 @@ function floeSync(args: string[], delayMs = 0): Promise<ChildRun> {
       child.on("close", (code) => resolve({ code, stdout, stderr }));
     }, delayMs);
   });
+}
+
+/** A sync that stops after writing its data files, before it commits them, until release() is called. */
+async function pausedSync(args: string[], dir: string) {
+  const file = join(dir, `paused-${Date.now()}`);
+  const run = floeSync(args, 0, { FLOE_FAULT_AT: "after-data-files", FLOE_FAULT: "pause", FLOE_FAULT_FILE: file });
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error("the paused sync never reached its data files");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    release(): Promise<ChildRun> {
+      rmSync(file);
+      return run;
+    },
+  };
 }
 
 function workspace(kind: string, catalog: "sql" | "rest") {
@@ -225,4 +243,80 @@ streams:
   // Nothing was locked out for good: the holder's exit (here, its release) frees the job.
   const again = await floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir]);
   assert.equal(again.code, 0, again.stderr);
+});
+
+/** A job of one upsert stream on `id` over two partitions, in the REST catalog. */
+async function upsertJob(kind: string) {
+  const ws = workspace(kind, "rest");
+  await createTopic(ws.topic, 2);
+  writeFileSync(
+    ws.jobPath,
+    `
+name: ${ws.name}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    topic_pattern: ^${ws.topic}$
+destination:
+  iceberg:
+    catalog: ${ws.catalogYaml}
+    target_engines: [duckdb, spark]
+streams:
+  ${ws.topic}: {mode: upsert, table: t, dedup_keys: [id]}
+`,
+  );
+  const counter = new OffsetCounter();
+  const model = new UpsertModel((m) => String((m.value as { id: number }).id), false);
+  const random = new Random(seed);
+  const produce = async (count: number, tag: string) => {
+    const batch = counter.assign(
+      Array.from({ length: count }, (_, i) => {
+        const id = i < 200 && tag === "first" ? i : random.int(200);
+        return { partition: id % 2, key: `k${id}`, value: { id, name: `${tag}_${id}_${i}` } };
+      }),
+    );
+    await produceExactly(ws.topic, batch, counter);
+    model.apply(batch);
+  };
+  const table = { catalog: ws.catalogRef, namespace: ws.namespace, table: "t" };
+  const expectModel = () =>
+    readers.assertRows(table, model.rows(["id", "name"]), {
+      columns: modelColumns(["id", "name"]),
+      orderBy: ["_kafka_partition", "_kafka_offset"],
+    });
+  return { ws, produce, expectModel };
+}
+
+test("a sync whose messages another sync committed while it stood before its commit exits 5 and lands nothing twice", async () => {
+  const { ws, produce, expectModel } = await upsertJob("conc_paused");
+  await produce(400, "first");
+  const args = (i: number) => ["--config", ws.jobPath, "--state-dir", join(ws.dir, `state${i}`)];
+  assert.equal((await floeSync(args(0))).code, 0);
+  await produce(300, "second");
+  const paused = await pausedSync(args(0), ws.dir);
+  const other = await floeSync(args(1));
+  assert.equal(other.code, 0, other.stderr);
+  const stopped = await paused.release();
+  assert.equal(stopped.code, EXIT_BUSY, stopped.stderr);
+  assert.match(stopped.stderr, /another writer committed these messages while this sync ran \(snapshot \d+ of job /);
+  assert.match(stopped.stderr, /partition \d at \d+, this sync started from \d+/);
+  assert.equal((await floeSync(args(0))).code, 0);
+  await expectModel();
+});
+
+test("upsert: a compaction that lands while a sync commits: the retry finds the keys in the rewritten files", async () => {
+  const { ws, produce, expectModel } = await upsertJob("conc_compact");
+  await produce(400, "first");
+  const args = ["--config", ws.jobPath, "--state-dir", ws.stateDir];
+  assert.equal((await floeSync(args)).code, 0);
+  await produce(300, "second");
+  // The sync has planned its deletes on the files it saw; Spark then rewrites all of them.
+  const paused = await pausedSync(args, ws.dir);
+  const [compaction] = await readers.spark(
+    `CALL rest.system.rewrite_data_files(table => '${ws.namespace}.t', options => map('rewrite-all', 'true'))`,
+  );
+  assert.ok(Number(compaction?.rewritten_data_files_count) >= 2, JSON.stringify(compaction));
+  const resumed = await paused.release();
+  assert.equal(resumed.code, 0, resumed.stderr);
+  await expectModel();
 });
