@@ -1,8 +1,11 @@
-// Smoke test of the REST catalog test service: it answers the protocol over plain HTTP, keeps
-// its tables under the exported warehouse and accepts format v3 tables, which floe writes.
+// Smoke test of the REST catalog test service: it answers the protocol over plain HTTP on the
+// loopback interface only, keeps its tables under the exported warehouse and accepts format v3
+// tables, which floe writes.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
+import { createConnection } from "node:net";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { icebergRest, restCatalog } from "../services/iceberg-rest.ts";
@@ -36,6 +39,35 @@ after(async () => {
   await call("DELETE", `/namespaces/${namespace}`);
   // The JDBC catalog leaves the emptied directories behind.
   rmSync(join(restCatalog.warehouse, namespace), { recursive: true, force: true });
+});
+
+/** Whether a TCP connection to host:port is accepted (a refusal, an error or no answer is not). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    const done = (accepted: boolean) => {
+      socket.destroy();
+      resolve(accepted);
+    };
+    socket.setTimeout(2000, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+test("it listens on 127.0.0.1 only, not on the machine's other addresses", async (t) => {
+  const external = Object.values(networkInterfaces())
+    .flatMap((addresses) => addresses ?? [])
+    .filter((address) => !address.internal && !address.address.startsWith("fe80:"))
+    .map((address) => address.address);
+  if (external.length === 0) {
+    t.skip("the machine has no address but loopback");
+    return;
+  }
+  assert.ok(await accepts("127.0.0.1", restCatalog.port), `nothing listens on 127.0.0.1:${restCatalog.port}`);
+  for (const address of external) {
+    assert.equal(await accepts(address, restCatalog.port), false, `the catalog accepts connections on ${address}`);
+  }
 });
 
 test("a created namespace is listed", async () => {

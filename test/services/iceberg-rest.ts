@@ -1,17 +1,21 @@
 // The Iceberg REST catalog of the tests: Apache Iceberg's own REST fixture (RESTCatalogServer),
 // run from Maven Central jars over a JDBC catalog in SQLite and a local warehouse directory.
+// A launcher of ours (iceberg-rest/LoopbackRESTCatalogServer.java) starts the fixture's catalog
+// and servlet on 127.0.0.1 only, as every other test service listens: the fixture itself has no
+// bind option and listens on every interface.
 // It is the reference implementation of the REST protocol: the commits floe sends are checked
 // by Java Iceberg's own table metadata rules (it never opens manifests or deletion vectors).
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { delimiter, join, resolve } from "node:path";
 import {
-  buildFrom,
+  buildBeside,
   copyMavenJars,
   daemonPid,
   isPortOpen,
   localDir,
   requireCommand,
   root,
+  runStep,
   type Service,
   ServiceError,
   spawnDaemon,
@@ -21,10 +25,10 @@ import {
 
 const name = "iceberg-rest";
 const home = join(localDir, "iceberg-rest");
-const libs = join(home, "libs");
-const pom = join(root, "test", "services", "iceberg-rest", "pom.xml");
-// Records which pom the jars in libs/ came from, so an edited pom (a version bump) re-fetches.
-const installedMarker = join(libs, ".pom-sha256");
+const recipes = join(root, "test", "services", "iceberg-rest");
+const pom = join(recipes, "pom.xml");
+const launcher = join(recipes, "LoopbackRESTCatalogServer.java");
+const launcherClass = "org.apache.iceberg.rest.LoopbackRESTCatalogServer";
 const port = Number(process.env.FLOE_TEST_REST_PORT ?? 8181);
 
 /** Where the tests find the catalog. Table locations are plain absolute paths under `warehouse`. */
@@ -48,18 +52,39 @@ async function healthy(): Promise<boolean> {
   }
 }
 
+/**
+ * The fixture's jars (libs/) and the compiled launcher (classes/), in a directory named by the
+ * digest of the pom and the launcher's source: an edited recipe builds a new directory beside
+ * the one a running server loads its classes from. Returns the classpath.
+ */
+function installServer(): string {
+  const dir = buildBeside([pom, launcher], join(home, "server"), (staging) => {
+    const libs = join(staging, "libs");
+    copyMavenJars(name, "the fixture's jars", pom, libs);
+    requireCommand(name, "javac", ["-version"]);
+    runStep(name, "compiling the loopback launcher", "javac", [
+      "-nowarn",
+      "-cp",
+      join(libs, "*"),
+      "-d",
+      join(staging, "classes"),
+      launcher,
+    ]);
+  });
+  return [join(dir, "libs", "*"), join(dir, "classes")].join(delimiter);
+}
+
 export const icebergRest: Service = {
   name,
 
   async install() {
-    // Jars of an earlier pom would share the classpath with the new ones: rebuilt from empty.
-    buildFrom(pom, libs, installedMarker, () => copyMavenJars(name, "the fixture's jars", pom, libs));
+    installServer();
   },
 
   async start() {
     if (await healthy()) return;
-    // Another test run may have spawned it a moment ago. The fixture binds its port with
-    // SO_REUSEPORT, so a second JVM would not fail: it would share the port and the SQLite file.
+    // Another test run may have spawned it a moment ago: wait for that one rather than race it
+    // for the port.
     const starting = daemonPid(name);
     if (starting !== undefined) {
       await waitFor(name, `GET ${restCatalog.uri}/v1/config`, healthy, { pid: starting, timeoutMs: 60_000 });
@@ -72,7 +97,7 @@ export const icebergRest: Service = {
       );
     }
     requireCommand(name, "java", ["-version"]);
-    await icebergRest.install();
+    const classpath = installServer();
     mkdirSync(restCatalog.warehouse, { recursive: true });
     // The fixture turns every CATALOG_* variable into a catalog property (CATALOG_REST_PORT ->
     // rest.port); it already defaults to the JdbcCatalog with jdbc.schema-version=V1 (views).
@@ -82,9 +107,12 @@ export const icebergRest: Service = {
       [
         // It shares a 2-core machine with Kafka and Spark; a catalog of test tables needs little.
         "-Xmx512m",
+        // An IPv4 socket on 127.0.0.1 rather than a dual-stack one on ::ffff:127.0.0.1: the same
+        // reach, and what `ss -ltn` shows is plainly the loopback address.
+        "-Djava.net.preferIPv4Stack=true",
         "-cp",
-        join(libs, "*"),
-        "org.apache.iceberg.rest.RESTCatalogServer",
+        classpath,
+        launcherClass,
       ],
       {
         cwd: home,

@@ -2,7 +2,7 @@
 // wait for it. Every service fetches into .local/ (git-ignored) and logs to .local/logs/.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -161,6 +161,32 @@ export function buildFrom(recipe: string, dir: string, stamp: string, build: () 
   rmSync(dir, { recursive: true, force: true });
   build();
   writeFileSync(stamp, fileDigest(recipe));
+}
+
+/**
+ * The directory `<base>-<digest of the recipes>`, built by `build` (into the directory it is
+ * given) unless it exists. A changed recipe builds beside what a running daemon uses, never
+ * over it: a JVM opens the jars of its classpath as it needs classes, so a jar deleted or
+ * rewritten under it can fail a later class load. The build goes to a staging directory that is
+ * renamed into place, so a directory that exists is complete, and two installs at once (two test
+ * runs) do not mix their files: the second rename fails and its copy is dropped.
+ */
+export function buildBeside(recipes: string[], base: string, build: (dir: string) => void): string {
+  const digest = createHash("sha256");
+  for (const recipe of recipes) digest.update(fileDigest(recipe));
+  const dir = `${base}-${digest.digest("hex").slice(0, 16)}`;
+  if (existsSync(dir)) return dir;
+  const staging = `${dir}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  try {
+    build(staging);
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(dir)) throw error;
+  }
+  return dir;
 }
 
 /** Copies the jars of `pom` from Maven Central into `dir` (Maven's own repository: .local/m2). */
