@@ -76,6 +76,8 @@ export interface StartOptions {
   engines?: readonly Engine[];
   /** Spark driver heap, e.g. "1g" (the default). */
   sparkDriverMemory?: string;
+  /** Environment variables of the reader process on top of this one's (a test's own HOME). */
+  env?: Record<string, string>;
 }
 
 export interface Readers {
@@ -123,12 +125,16 @@ export async function startReaders(options: StartOptions = {}): Promise<Readers>
     throw new Error(`readers: no Python venv at ${readerEnv.python}; run: npm run services -- install readers`);
   }
   const engines = options.engines ?? allEngines;
-  const server = new ReaderProcess();
+  const server = new ReaderProcess(options.env);
   try {
     const startup = (await server.request(engines.join(", "), "start", {
       op: "start",
       engines,
-      options: { sparkJars: readerEnv.sparkJars, sparkDriverMemory: options.sparkDriverMemory ?? "1g" },
+      options: {
+        sparkJars: readerEnv.sparkJars,
+        sparkDriverMemory: options.sparkDriverMemory ?? "1g",
+        duckdbDirectory: readerEnv.duckdb,
+      },
     })) as Partial<Record<Engine, number>>;
     const readers: Readers = {
       engines,
@@ -182,7 +188,7 @@ class ReaderProcess {
   private exited: Promise<void>;
   private exitReason: string | undefined;
 
-  constructor() {
+  constructor(env: Record<string, string> = {}) {
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, "readers.log"), { flags: "a" });
     this.child = spawn(readerEnv.python, [serverScript], {
@@ -190,7 +196,13 @@ class ReaderProcess {
       cwd: localDir,
       // SPARK_LOCAL_IP keeps Spark from resolving the host name to a non-loopback address.
       // No __pycache__/ in the source tree next to reader_server.py.
-      env: { ...process.env, SPARK_LOCAL_IP: "127.0.0.1", PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1" },
+      env: {
+        ...process.env,
+        ...env,
+        SPARK_LOCAL_IP: "127.0.0.1",
+        PYTHONUNBUFFERED: "1",
+        PYTHONDONTWRITEBYTECODE: "1",
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.child.stderr.on("data", (chunk: Buffer) => {

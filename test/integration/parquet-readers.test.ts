@@ -20,6 +20,7 @@ import { type WrittenDataFile, writeDataFiles } from "../../src/iceberg/parquet/
 import { readKeyColumns } from "../../src/iceberg/parquet/key-column-reader.ts";
 import { type Schema, schemaFromJson, schemaToJson } from "../../src/iceberg/spec/schema.ts";
 import { decimal, fixed, type NestedField } from "../../src/iceberg/spec/types.ts";
+import { root } from "../services/lib.ts";
 import { readerEnv, readers } from "../services/readers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-parquet-readers-"));
@@ -148,12 +149,15 @@ function statsJson(file: WrittenDataFile): Stats {
 
 const python = String.raw`
 import datetime, decimal, json, sys, uuid
-import duckdb, pyarrow as pa, pyarrow.parquet as pq
+import pyarrow as pa, pyarrow.parquet as pq
 from pyiceberg.io.pyarrow import compute_statistics_plan, data_file_statistics_from_parquet_metadata, parquet_path_to_id_mapping
 from pyiceberg.schema import Schema
 
 d = sys.argv[1]
 spec = json.load(open(f"{d}/input.json"))
+# The readers' DuckDB, iceberg and avro extensions loaded: nothing from the user's ~/.duckdb.
+sys.path.insert(0, spec["readerHelpers"])
+from engines import connect_duckdb
 out = {}
 
 def plain(v):
@@ -182,8 +186,7 @@ out["pyarrow_rows"] = plain(table.drop_columns(["tsns"]).to_pylist())
 out["pyarrow_tsns"] = [None if v is None else str(v) for v in table.column("tsns").cast(pa.int64()).to_pylist()]
 
 # DuckDB: field ids from parquet_schema, rows from read_parquet
-con = duckdb.connect()
-con.execute("SET TimeZone = 'UTC'")
+con = connect_duckdb(spec["duckdbDirectory"])
 out["duckdb_ids"] = con.execute(f"SELECT name, field_id FROM parquet_schema('{d}/all.parquet')").fetchall()
 out["duckdb_rows"] = plain(con.execute(f"SELECT id, name, tstz::VARCHAR, tsns::VARCHAR, t::VARCHAR, day::VARCHAR, dec38::VARCHAR, u, tags, attrs, loc FROM read_parquet('{d}/all.parquet') ORDER BY id").fetchall())
 
@@ -231,13 +234,8 @@ out["spark_filtered"] = {q: [r[0] for r in spark.sql(f"SELECT id FROM h.db.floe 
     for q in ["id = 3", "name = 'abc\U0001f600'", "u = '0192d8f4-1c6e-7b8a-9c3d-1234567890ab'", "dec38 > 0", "tstz < TIMESTAMP '1970-01-01 00:00:00'"]}
 
 # the same table through DuckDB's iceberg extension and PyIceberg: the uuid column too
-import os
-import duckdb_extension_avro, duckdb_extension_iceberg
 from pyiceberg.table import StaticTable
 metadata = sorted(glob.glob(f"{d}/wh/db/floe/metadata/*.metadata.json"))[-1]
-for package in (duckdb_extension_avro, duckdb_extension_iceberg):
-    for extension in glob.glob(os.path.join(os.path.dirname(package.__file__), "extensions", f"v{duckdb.__version__}", "*.duckdb_extension")):
-        con.execute(f"LOAD '{extension}'")
 out["duckdb_iceberg"] = plain(con.execute(f"SELECT id, typeof(u), u::VARCHAR, dec38::VARCHAR, tstz::VARCHAR FROM iceberg_scan('{metadata}') ORDER BY id").fetchall())
 out["pyiceberg_rows"] = plain(StaticTable.from_metadata(metadata).scan(selected_fields=("id", "u", "dec38")).to_arrow().sort_by("id").to_pylist())
 
@@ -277,10 +275,17 @@ before(async () => {
       sparkSchema: schemaToJson(sparkSchema),
       sparkFileSize: floeSpark.bytes.length,
       sparkJars: readerEnv.sparkJars,
+      duckdbDirectory: readerEnv.duckdb,
+      readerHelpers: join(root, "test", "helpers", "readers"),
     }),
   );
   writeFileSync(join(dir, "check.py"), python);
-  const run = spawnSync(readerEnv.python, [join(dir, "check.py"), dir], { encoding: "utf8", timeout: 300_000 });
+  // No __pycache__/ in the source tree next to engines.py.
+  const run = spawnSync(readerEnv.python, [join(dir, "check.py"), dir], {
+    encoding: "utf8",
+    timeout: 300_000,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+  });
   assert.equal(run.status, 0, `the reader script failed:\n${run.stderr.slice(-4000)}`);
   out = JSON.parse(readFileSync(join(dir, "output.json"), "utf8"));
 });

@@ -1,10 +1,11 @@
 // Smoke tests of the verification readers: each engine starts offline, and a table written by
 // PyIceberg (independent of floe) reads back identically, value for value, in DuckDB,
 // PyIceberg and Spark, from the REST catalog, from a SQLite catalog and by metadata path,
-// before and after Spark deletes a row with a v3 deletion vector.
+// before and after Spark deletes a row with a v3 deletion vector. DuckDB's extensions and
+// secrets in the user's home take no part.
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -70,6 +71,39 @@ function writeSampleTable(table: TableRef): string {
   return (JSON.parse(output) as { metadataLocation: string }).metadataLocation;
 }
 
+/** The extensions come from the pip packages, installed into .local (not ~/.duckdb), and DuckDB
+ * would neither fetch nor load one by itself. */
+async function assertDuckDBExtensions(readers: Readers): Promise<void> {
+  const extensionDirectory = join(readerEnv.duckdb, "extensions");
+  const rows = await readers.sql(
+    "duckdb",
+    "SELECT extension_name, install_path, installed_from FROM duckdb_extensions() WHERE loaded AND extension_name IN ('avro', 'aws', 'httpfs', 'iceberg') ORDER BY 1",
+    null,
+  );
+  deepStrictEqual(
+    rows.map((row) => row.extension_name),
+    ["avro", "httpfs", "iceberg"],
+  );
+  for (const { extension_name: name, install_path: path, installed_from: origin } of rows) {
+    ok(
+      String(path).startsWith(`${extensionDirectory}/`),
+      `${name} loaded from ${path}, not from ${extensionDirectory}`,
+    );
+    ok(
+      String(origin).includes(`/site-packages/duckdb_extension_${name}/`),
+      `${name} installed from ${origin}, not from its pip package`,
+    );
+  }
+  deepStrictEqual(
+    await readers.sql(
+      "duckdb",
+      "SELECT current_setting('autoinstall_known_extensions') AS autoinstall, current_setting('autoload_known_extensions') AS autoload, current_setting('extension_directory') AS directory",
+      null,
+    ),
+    [{ autoinstall: false, autoload: false, directory: extensionDirectory }],
+  );
+}
+
 /** Reads with every engine, reporting each one's latency. */
 async function assertEveryEngine(
   readers: Readers,
@@ -103,18 +137,33 @@ describe("verification readers", () => {
     t.diagnostic(`startup seconds: ${JSON.stringify(readers.startup)}`);
   });
 
-  test("DuckDB loads the iceberg extension from the pip package, offline", async () => {
-    const rows = await readers.sql(
-      "duckdb",
-      "SELECT extension_name, installed FROM duckdb_extensions() WHERE loaded AND extension_name IN ('avro', 'httpfs', 'iceberg') ORDER BY 1",
-      null,
-    );
-    // Loaded by path, not installed: nothing came from DuckDB's extension repository.
-    deepStrictEqual(rows, [
-      { extension_name: "avro", installed: false },
-      { extension_name: "httpfs", installed: false },
-      { extension_name: "iceberg", installed: false },
-    ]);
+  test("DuckDB loads the extensions of the pip packages from its own directory, offline", async () => {
+    await assertDuckDBExtensions(readers);
+  });
+
+  test("a HOME with DuckDB extensions and secrets of its own changes nothing", async () => {
+    const home = join(scratch, "home");
+    const extensions = join(home, ".duckdb", "extensions", "v1.5.5", "linux_amd64");
+    mkdirSync(extensions, { recursive: true });
+    for (const name of ["avro", "httpfs", "iceberg", "aws"]) {
+      writeFileSync(join(extensions, `${name}.duckdb_extension`), "not an extension");
+    }
+    // DuckDB reads every persistent secret of its secret directory on the first secret lookup
+    // (an ATTACH does one) and fails on one it cannot parse.
+    const secrets = join(home, ".duckdb", "stored_secrets");
+    mkdirSync(secrets, { recursive: true });
+    writeFileSync(join(secrets, "other.duckdb_secret"), "not a secret", { mode: 0o600 });
+
+    const table = restTable(namespace, "home_sample");
+    const metadataLocation = writeSampleTable(table);
+    const duckdb = await startReaders({ engines: ["duckdb"], env: { HOME: home } });
+    try {
+      await duckdb.assertRows(table, [alpha, allNull, beta]);
+      await duckdb.assertRows({ metadataLocation }, [alpha, allNull, beta]);
+      await assertDuckDBExtensions(duckdb);
+    } finally {
+      await duckdb.close();
+    }
   });
 
   test("Spark with the Iceberg runtime lists the REST catalog's namespaces", async () => {

@@ -1,6 +1,7 @@
 // The verification readers of the integration tests: DuckDB with the iceberg extension,
 // PyIceberg and PySpark with the Iceberg runtime, installed into a project-local Python venv
-// (.local/venv) plus the jars Spark adds (.local/spark-jars). Nothing runs as a daemon: each
+// (.local/venv) plus the jars Spark adds (.local/spark-jars). DuckDB installs the extensions of
+// the pip packages into .local/duckdb when a reader starts. Nothing runs as a daemon: each
 // test file starts its own reader process through test/helpers/readers.ts.
 import { join } from "node:path";
 import {
@@ -25,6 +26,8 @@ const venv = join(localDir, "venv");
 export const readerEnv = {
   python: join(venv, "bin", "python"),
   sparkJars: join(localDir, "spark-jars"),
+  /** DuckDB's home, extension and secret directories: the readers' own, not the user's ~/.duckdb. */
+  duckdb: join(localDir, "duckdb"),
 };
 
 /** Each part is rebuilt only when the recipe it came from changes (a stamp holds the recipe's hash). */

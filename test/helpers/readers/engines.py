@@ -45,22 +45,67 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-class DuckDB:
-    """DuckDB with the iceberg, avro and httpfs extensions of the pip packages, loaded by path:
-    the extension repository is out of reach, so nothing may be auto-installed."""
+def _package_extension(package) -> str:
+    """The extension file that a duckdb-extension-* pip package ships for this DuckDB version."""
+    directory = os.path.join(os.path.dirname(package.__file__), "extensions", f"v{duckdb.__version__}")
+    pattern = os.path.join(directory, "*.duckdb_extension")
+    files = glob.glob(pattern)
+    if len(files) != 1:
+        raise FileNotFoundError(f"expected one extension file at {pattern}, found {files}")
+    return files[0]
 
-    def __init__(self, _options: dict):
-        self._con = duckdb.connect()
-        self._con.execute("SET autoinstall_known_extensions = false")
-        self._con.execute("SET TimeZone = 'UTC'")
-        # httpfs carries the iceberg extension's REST calls; avro reads the manifests.
-        for package in (duckdb_extension_httpfs, duckdb_extension_avro, duckdb_extension_iceberg):
-            directory = os.path.join(os.path.dirname(package.__file__), "extensions", f"v{duckdb.__version__}")
-            pattern = os.path.join(directory, "*.duckdb_extension")
-            files = glob.glob(pattern)
-            if len(files) != 1:
-                raise FileNotFoundError(f"expected one extension file at {pattern}, found {files}")
-            self._con.execute(f"LOAD {_sql_string(files[0])}")
+
+_DUCKDB_EXTENSIONS = {
+    # httpfs carries the iceberg extension's REST calls; avro reads the manifests.
+    "httpfs": duckdb_extension_httpfs,
+    "avro": duckdb_extension_avro,
+    "iceberg": duckdb_extension_iceberg,
+}
+
+
+def connect_duckdb(directory: str) -> duckdb.DuckDBPyConnection:
+    """DuckDB with the iceberg, avro and httpfs extensions of the pip packages, installed from
+    those files into an extension directory of the harness (`directory`, under .local) and loaded
+    from there, offline: with autoinstall and autoload off, and DuckDB's home, extension and
+    secret directories its own, nothing in the user's home (~/.duckdb/extensions,
+    ~/.duckdb/stored_secrets) takes part in a read."""
+    os.makedirs(directory, exist_ok=True)
+    con = duckdb.connect(
+        config={
+            "home_directory": directory,
+            "extension_directory": os.path.join(directory, "extensions"),
+            "secret_directory": os.path.join(directory, "secrets"),
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+        }
+    )
+    con.execute("SET TimeZone = 'UTC'")
+    for name, package in _DUCKDB_EXTENSIONS.items():
+        _install_duckdb_extension(con, name, _package_extension(package))
+        con.execute(f"LOAD {name}")
+    return con
+
+
+def _install_duckdb_extension(con: duckdb.DuckDBPyConnection, name: str, source: str) -> None:
+    """Installs the package's file unless the extension directory holds a copy of it already.
+    DuckDB installs through a temporary file renamed into place, so reader processes that start
+    together, or one that has the previous file loaded, see a whole file either way."""
+    installed = con.execute(
+        "SELECT install_path, installed_from FROM duckdb_extensions() WHERE extension_name = ? AND installed",
+        [name],
+    ).fetchone()
+    if installed is not None:
+        path, origin = installed
+        if origin == source and os.path.isfile(path) and os.path.getsize(path) == os.path.getsize(source):
+            return
+    con.execute(f"FORCE INSTALL {_sql_string(source)}")
+
+
+class DuckDB:
+    """connect_duckdb's connection; REST catalogs are attached under their name."""
+
+    def __init__(self, options: dict):
+        self._con = connect_duckdb(options["duckdbDirectory"])
         self._attached: dict[str, str] = {}
 
     def table(self, ref: dict, columns: list[str] | None) -> pa.Table:
