@@ -1,5 +1,5 @@
-// End-to-end throughput of one `floe sync` (issue 4, "Done when": 1M messages of ~150 bytes, in
-// append and in upsert mode), against the local test broker (`npm run services start kafka`),
+// End-to-end throughput of one `floe sync` (by default 1M messages of ~150 bytes, in append
+// and in upsert mode), against the local test broker (`npm run services start kafka`),
 // into the embedded SQLite-catalog warehouse in a temp folder.
 //
 //   node bench/sync.ts [--messages 1000000] [--partitions 4] [--threads 4] [--modes append,upsert]

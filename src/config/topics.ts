@@ -1,4 +1,4 @@
-// Which topics a job syncs, and into which tables (issue 4, "Discovery"). topic_pattern must
+// Which topics a job syncs, and into which tables. topic_pattern must
 // match the whole topic name; without one, the job syncs exactly the topics under `streams`.
 // Internal topics (`__consumer_offsets`, `__transaction_state`, any `__*`, the schema
 // registry's `_schemas`) are never synced, whatever the pattern says.

@@ -1,6 +1,7 @@
 // The dead-letter table beside each topic's table (`<table>__dlq`): one row per bad message
-// (issue 4, "Bad messages"), with the raw key and value so that nothing is lost and the message
-// can be replayed once the producer is fixed. Its columns mirror the system columns' names, so
+// (invalid UTF-8, not JSON, not a JSON object, Confluent-framed with no schema registry), with
+// the raw key and value so that nothing is lost and the message can be replayed once the
+// producer is fixed. Its columns mirror the system columns' names, so
 // a dead-letter row joins its neighbours in the topic's table on partition and offset.
 import type { Schema } from "../iceberg/spec/schema.ts";
 import type { NestedField } from "../iceberg/spec/types.ts";

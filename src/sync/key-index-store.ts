@@ -1,4 +1,5 @@
-// The upsert key index of a table, kept beside the job (DESIGN "Upsert: finding the old row"):
+// The upsert key index of a table, kept beside the job: the hash of each key (`_floe_id`) ->
+// the data file and row position of its live row, which the key's next deletion vector needs;
 // loaded from its file, caught up from the snapshots committed since it was saved (by another
 // writer, a compaction, or a sync that died between its commit and saving the index), or
 // rebuilt from the `_floe_id` column of the live data files when it cannot be caught up. It is

@@ -1,4 +1,4 @@
-// Messages -> the rows of a table's Parquet files: the system columns (issue 4, Behaviour 3)
+// Messages -> the rows of a table's Parquet files: the system columns (decode/system-columns.ts)
 // and the record's fields, each converted once to its column's representation and appended to
 // the column builders by field id (no object per row).
 import { type ColumnConverter, columnConverter } from "../decode/column-value.ts";

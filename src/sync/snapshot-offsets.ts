@@ -1,5 +1,5 @@
 // The Kafka offsets a table has absorbed, kept in the snapshot summary of the commit that
-// absorbed them (DESIGN "Data flow": the Iceberg snapshot is the single point of truth). The
+// absorbed them (the Iceberg snapshot is the single point of truth). The
 // next sync starts from them, whatever the consumer group says: a crash between the Iceberg
 // commit and the group commit then neither loses nor repeats a message.
 //

@@ -1,7 +1,8 @@
 // The messages of one topic read by a sync, decoded and sorted into what becomes rows of the
 // topic's table, what becomes rows of its dead-letter table, and what is only counted.
 // Schema inference sees every record here, while reading, so a type change fails the sync
-// before anything is written (issue 4, Behaviour 2).
+// before anything is written: a new field becomes a new column, int widens to long and float to
+// double, and any other type change fails the sync with nothing committed.
 import type { SelectedTopic } from "../config/topics.ts";
 import { SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
 import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";

@@ -1,4 +1,4 @@
-// One sync (DESIGN "Data flow of one sync"): plan -> read -> decode/shape -> write -> commit
+// One sync: plan -> read -> decode/shape -> write -> commit
 // -> ack -> report. The high watermarks listed at plan time are where the sync stops. Every
 // table commit carries the offsets it absorbed; the consumer group is committed after the
 // tables, so a crash anywhere repeats nothing and loses nothing at the next sync.
@@ -168,7 +168,8 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     } catch (error) {
       // A read that stopped on a broker loss is usually followed by a group commit that fails
       // the same way. The tables hold what was read and their offsets (they win at the next
-      // sync): that is the partial report Behaviour 9 asks for, not a failed sync.
+      // sync): a sync stopped by a rebalance or a broker loss commits what it has and reports it
+      // as partial, and the next sync resumes; it is not a failed sync.
       if (result.status === "complete") throw error;
       groupCommitError = error instanceof Error ? error.message : String(error);
     }

@@ -1,5 +1,6 @@
-// One topic's batch -> its tables, each one Iceberg commit (DESIGN "Data flow": shape, write,
-// locate, delete, commit): the dead-letter table first, the topic's own table last, each with
+// One topic's batch -> its tables, each one Iceberg commit (shape the rows, write the data
+// files, locate the old rows of upserted keys, write their deletion vectors, commit): the
+// dead-letter table first, the topic's own table last, each with
 // the offsets it absorbed in its snapshot summary. Upsert streams retire the previous row of
 // every key with a deletion vector (RowDelta); append streams add every message (FastAppend).
 import type { JobConfig } from "../config/job-config.ts";

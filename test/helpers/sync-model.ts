@@ -1,4 +1,4 @@
-// In-memory models of what floe sync must leave in a table (issue 4, Behaviour 3-5): the rows
+// In-memory models of what floe sync must leave in a table (system columns, upsert, append): the rows
 // of an upsert table (the latest message per key, `_op_type` c for a key new to the table and u
 // for one it had, tombstones deleting or ignored) and of an append table (every message), plus
 // the report figures a sync of a given batch must show. Messages are produced with explicit

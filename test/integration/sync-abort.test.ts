@@ -1,4 +1,4 @@
-// A sync stopped mid-read (issue 4, Behaviour 9): runSync's signal is aborted once a random
+// A sync stopped mid-read: runSync's signal is aborted once a random
 // sixth to two thirds of the planned messages are in, standing in for a broker loss (the shared broker cannot be stopped under
 // other tests; a failed fetch takes the same path, read.ts stops every worker cleanly). What was
 // read must land: the report says "partial", each table holds exactly a prefix of every

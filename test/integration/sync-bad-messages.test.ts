@@ -1,4 +1,4 @@
-// Bad messages and schema changes through a whole sync (issue 4, Behaviours 2 and 8), against the
+// Bad messages and schema changes through a whole sync, against the
 // real broker and the real REST catalog, read back through DuckDB:
 // - every bad-message kind lands in <table>__dlq in the same sync, raw key and value in base64,
 //   with partition, offset, timestamp, error kind and text, counted in the report; the good

@@ -2,8 +2,9 @@
 // against the real broker, into the default embedded warehouse next to the job file (or the real
 // REST catalog). Exit codes (src/cli/exit-codes.ts), the messages a user gets for a wrong job
 // file, an empty topic selection and an engine that reads no deletion vectors, the --json
-// report, secrets kept out of every output, and retention losses (issue 4, Behaviour 7):
-// exit 3 with the count per partition, and --accept-data-loss to go on with the loss reported.
+// report, secrets kept out of every output, and retention losses (a partition's next offset
+// below the broker's log start offset: messages expired unread, never silent): exit 3 with the
+// count per partition, and --accept-data-loss to go on with the loss reported.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,4 +1,5 @@
-// Crash test of floe sync (issue 4, Behaviour 6): `node src/cli/main.ts sync` runs as a child
+// Crash test of floe sync (a sync killed at any moment and run again ends with exactly the rows
+// of a sync that never failed, in append mode too): `node src/cli/main.ts sync` runs as a child
 // process and is SIGKILLed at random moments spread over the whole duration of a sync (measured
 // first), over an append stream and two upsert streams (one keyed on _kafka_key, where
 // tombstones delete, one on a payload field), 3 partitions each, the append stream with bad

@@ -1,4 +1,4 @@
-// The upsert key index is a cache of the table (DESIGN "Upsert: finding the old row"): a sync
+// The upsert key index is a cache of the table, never the truth: a sync
 // must end with the same rows whatever state the index file is in. Against the REST catalog,
 // an upsert stream (dedup on _kafka_key, tombstones delete) over 3 partitions is synced while
 // the index is made stale (the file of an earlier sync put back: a sync killed between its

@@ -1,4 +1,4 @@
-// A partition lost mid-sync (issue 4, Behaviour 9), for real rather than through the signal: one
+// A partition lost mid-sync, for real rather than through the signal: one
 // of two topics is deleted while the sync reads it, so its fetches fail and so does the group
 // commit that names it, the way both fail when the broker goes away. The sync must not fail:
 // what was read lands (all of the other topic, a prefix of the lost one, each ending at the

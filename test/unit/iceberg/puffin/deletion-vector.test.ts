@@ -4,7 +4,8 @@ import { decodeDeletionVector, encodeDeletionVector } from "../../../../src/iceb
 import { FormatError } from "../../../../src/iceberg/puffin/errors.ts";
 import { RoaringPositionBitmap } from "../../../../src/iceberg/puffin/roaring64.ts";
 
-// DESIGN.md's golden vector: positions {0, 5}, as Iceberg's Java writer serializes them.
+// A golden deletion-vector-v1 blob: positions {0, 5}, as Iceberg's Java writer serializes them
+// (length, magic, the portable 64-bit roaring bitmap, CRC-32).
 const GOLDEN =
   "00 00 00 24 d1 d3 39 64 01 00 00 00 00 00 00 00 00 00 00 00 3a 30 00 00 01 00 00 00 00 00 01 00 10 00 00 00 00 00 05 00 86 d2 57 4a";
 
