@@ -1,7 +1,7 @@
 // Messages -> the rows of a table's Parquet files: the system columns (issue 4, Behaviour 3)
 // and the record's fields, each converted once to its column's representation and appended to
 // the column builders by field id (no object per row).
-import { type ColumnConverter, columnConverter } from "../decode/column-value.ts";
+import { type ColumnConverter, columnConverter, isConvertible } from "../decode/column-value.ts";
 import type { JsonRecord } from "../decode/json-message.ts";
 import {
   CDC_TIMESTAMP,
@@ -19,7 +19,6 @@ import {
 import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import type { AnyColumn } from "../iceberg/parquet/column-builders.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
-import { isPrimitive } from "../iceberg/spec/types.ts";
 import { formatKeyHash } from "../upsert/key-hash.ts";
 import type { RowMessages } from "./stream-batch.ts";
 
@@ -42,7 +41,9 @@ export class RowBatch {
       const column = this.builder.column(field.id);
       if (isSystemColumn(field.name)) {
         this.system[field.name] = column;
-      } else if (isPrimitive(field.type)) {
+      } else if (isConvertible(field.type)) {
+        // Columns of other types (a table made by another writer) stay null: schema inference
+        // refuses every value for them, so no row has one.
         this.recordColumns.push({ name: field.name, column, convert: columnConverter(field.type) });
       }
     }
