@@ -81,13 +81,7 @@ export class StreamBatch {
   constructor(selection: SelectedTopic, table: TableSchema | undefined, deadLetterWatermarks: DeadLetterWatermarks) {
     this.topic = selection.topic;
     this.selection = selection;
-    try {
-      this.inference = new SchemaInference(table, selection.stream.columns);
-    } catch (error) {
-      if (!(error instanceof DeclaredColumnError)) throw error;
-      error.message = `topic ${selection.topic}, table ${selection.table}: ${error.message}`;
-      throw error;
-    }
+    this.inference = streamInference(selection, table);
     this.deadLetterWatermarks = deadLetterWatermarks;
     const keys = selection.stream.mode === "upsert" ? selection.stream.dedupKeys : [];
     this.tombstonesDelete = keys.length === 1 && keys[0] === "_kafka_key";
@@ -149,6 +143,18 @@ export class StreamBatch {
       reason,
       detail,
     });
+  }
+}
+
+/** The stream's schema inference over its table and its declared columns; a declaration the table contradicts names the topic and table. */
+export function streamInference(selection: SelectedTopic, table: TableSchema | undefined): SchemaInference {
+  try {
+    return new SchemaInference(table, selection.stream.columns);
+  } catch (error) {
+    if (error instanceof DeclaredColumnError) {
+      error.message = `topic ${selection.topic}, table ${selection.table}: ${error.message}`;
+    }
+    throw error;
   }
 }
 

@@ -8,12 +8,15 @@
 // - declared `columns: {amount: double}`: the same tables whatever the commit interval;
 // - a timestamptz column that gets a date, a dedup key written 1 and "1" (and the way out:
 //   declaring it string), integers beyond the long range;
-// - a value nested 10,000 levels deep, and the numbers 1e400 and -1e400: bad messages.
+// - a value nested 10,000 levels deep, and the numbers 1e400 and -1e400: bad messages;
+// - `floe check` shows the columns of a sample and proposes the `columns:` to declare.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import type { JobConfig } from "../../src/config/job-config.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { type Catalog, NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
@@ -55,10 +58,13 @@ async function newTopic(name: string, partitions = 1): Promise<string> {
 
 /** A job (its own namespace and consumer group) over one topic into table `t`. */
 function jobFor(name: string, topic: string, stream: string, threads = 1): { job: JobConfig; namespace: string } {
-  const jobName = `drift_${name}_${run}`;
-  const job = parseJob(
-    `
-name: ${jobName}
+  const { text, file } = jobText(name, topic, stream, threads);
+  return { job: parseJob(text, file), namespace: `drift_${name}_${run}_topics` };
+}
+
+function jobText(name: string, topic: string, stream: string, threads: number): { text: string; file: string } {
+  const text = `
+name: drift_${name}_${run}
 source:
   kafka:
     bootstrap_servers: [${bootstrapServers}]
@@ -69,10 +75,8 @@ destination:
     catalog: {type: rest, uri: ${restCatalog.uri}}
 streams:
   ${topic}: {table: t, ${stream}}
-`,
-    join(stateDir, `${name}.yaml`),
-  );
-  return { job, namespace: `${jobName}_topics` };
+`;
+  return { text, file: join(stateDir, `${name}.yaml`) };
 }
 
 type Row = Record<string, unknown>;
@@ -457,4 +461,64 @@ test("1e400 and -1e400 are dead letters, nested too, not infinities", async () =
   await model.produce();
   await runSync(job, { stateDir });
   await model.assertLanded(namespace, ["id", "x", "meta"]);
+});
+
+const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+
+function floe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [main, ...args], { timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
+test("floe check shows the columns of a sample and proposes the columns: that make every commit agree", async () => {
+  const topic = await newTopic("check", 2);
+  const model = new DriftModel(topic)
+    .row(json({ id: 1, amount: 100, at: "2026-10-29T15:22:04Z" }), { id: 1n, amount: 100, at: "2026-10-29T15:22:04Z" })
+    .row(json({ id: 2, amount: 300, at: "2026-10-30T08:00:00Z" }), { id: 2n, amount: 300, at: "2026-10-30T08:00:00Z" })
+    .row(json({ id: 3, amount: 99.19, at: "2026-10-29" }), { id: 3n, amount: 99.19, at: "2026-10-29" }, 1);
+  await model.produce();
+  const { text, file } = jobText("check", topic, "mode: append", 1);
+  writeFileSync(file, text);
+
+  const checked = await floe(["check", "--config", file, "--json"]);
+  assert.equal(checked.code, 0, checked.stderr);
+  const sample = JSON.parse(checked.stdout).topics[0].sample;
+  assert.equal(sample.messages, 3);
+  assert.deepEqual(
+    sample.columns.map((c: { name: string; type: string; values: object }) => [c.name, c.type, c.values]),
+    [
+      ["id", "long", { long: 3 }],
+      ["amount", "double", { long: 2, double: 1 }],
+      ["at", "string", { timestamptz: 2, string: 1 }],
+    ],
+  );
+  assert.deepEqual(sample.proposedColumns, { amount: "double", at: "string" });
+  const shown = await floe(["check", "--config", file]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /columns from a sample of 3 messages:\n {4}id {6}long/);
+  assert.match(shown.stdout, /\n {4}columns: \{amount: double, at: string\}\n/);
+
+  // Declared as proposed, a sync that commits after every fetched batch lands every message.
+  const declared = jobText("check", topic, "mode: append, columns: {amount: double, at: string}", 1);
+  writeFileSync(file, declared.text);
+  const synced = await floe(["sync", "--config", file, "--max-messages-per-commit", "1", "--state-dir", stateDir]);
+  assert.equal(synced.code, 0, synced.stderr);
+  await model.assertLanded(`drift_check_${run}_topics`, ["id", "amount", "at"]);
+
+  // Nothing left to read: the sample is the last messages, and the declared columns show as such.
+  const again = JSON.parse((await floe(["check", "--config", file, "--json"])).stdout).topics[0].sample;
+  assert.equal(again.messages, 3);
+  assert.deepEqual(
+    again.columns.map((c: { name: string; source: string }) => [c.name, c.source]),
+    [
+      ["amount", "declared"],
+      ["at", "declared"],
+      ["id", "table"],
+    ],
+  );
+  assert.deepEqual(again.proposedColumns, {});
 });
