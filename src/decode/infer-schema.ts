@@ -167,7 +167,7 @@ export class SchemaInference {
       pending.push({ name, value, whole, column });
     }
     for (const column of this.requiredColumns) {
-      if (record[column.name] === undefined) return nullInRequired(column);
+      if (!Object.hasOwn(record, column.name)) return nullInRequired(column);
     }
     return pending === undefined ? undefined : this.evolve(pending);
   }
@@ -271,7 +271,7 @@ export class SchemaInference {
       } else {
         const type = p.column.open ? generalized(p.column.type, kind) : promoted(p.column.type, kind);
         if (type === undefined) {
-          return kind === "huge" ? outOfRange(p.name, p.column.type, p.value) : typeMismatch(p.column, kind);
+          return kind === "huge" ? outOfRange(p.name, p.column, p.value) : typeMismatch(p.column, kind);
         }
         types.push(type);
       }
@@ -375,13 +375,13 @@ function typeMismatch(column: Column, kind: ValueType): SchemaMismatch {
   return mismatch("type-mismatch", column.name, detail);
 }
 
-function outOfRange(field: string, type: IcebergType | undefined, value: JsonValue): SchemaMismatch {
-  const column = type === undefined ? "(new column)" : typeToString(type);
+function outOfRange(field: string, column: Column | undefined, value: JsonValue): SchemaMismatch {
+  const type = column === undefined ? "(new column)" : typeToString(column.type);
   return mismatch(
     "out-of-range",
     field,
-    `column type ${column}, value type ${describeValueType("huge")} ` +
-      `(${String(value).length} digits; a long holds -2^63 to 2^63-1): produce it as a string, or declare the column string`,
+    `column type ${type}, value type ${describeValueType("huge")} ` +
+      `(${String(value).replace("-", "").length} digits; a long holds -2^63 to 2^63-1): produce it as a string, or declare the column string`,
   );
 }
 

@@ -26,6 +26,11 @@ interface RecordColumn {
   name: string;
   column: AnyColumn;
   convert: ColumnConverter;
+  /**
+   * A name every object inherits (constructor, toString, __proto__): a record without the
+   * field would give Object.prototype's member, so only an own property is the field's value.
+   */
+  inherited: boolean;
 }
 
 export class RowBatch {
@@ -44,7 +49,12 @@ export class RowBatch {
       } else if (isConvertible(field.type)) {
         // Columns of other types (a table made by another writer) stay null: schema inference
         // refuses every value for them, so no row has one.
-        this.recordColumns.push({ name: field.name, column, convert: columnConverter(field.type) });
+        this.recordColumns.push({
+          name: field.name,
+          column,
+          convert: columnConverter(field.type),
+          inherited: field.name in Object.prototype,
+        });
       }
     }
   }
@@ -63,8 +73,8 @@ export class RowBatch {
     s[CDC_TIMESTAMP]?.appendValue(timestamp);
     const record: JsonRecord | null = rows.records[i]!;
     if (record !== null) {
-      for (const { name, column, convert } of this.recordColumns) {
-        const value = record[name];
+      for (const { name, column, convert, inherited } of this.recordColumns) {
+        const value = inherited && !Object.hasOwn(record, name) ? undefined : record[name];
         if (value !== undefined && value !== null) column.appendValue(convert(value));
       }
     }

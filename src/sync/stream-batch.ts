@@ -107,7 +107,7 @@ export class StreamBatch {
       } else {
         const mismatch = this.inference.observe(decoded);
         if (mismatch === undefined) this.push(message, decoded.record);
-        else this.reject(message, mismatch.reason, mismatch.detail);
+        else this.reject(message, mismatch.reason, mismatch.detail, false);
       }
     }
   }
@@ -122,7 +122,8 @@ export class StreamBatch {
     rows.count++;
   }
 
-  private reject(message: KafkaMessage, reason: RejectReason, detail: string): void {
+  /** `reproducible`: a replay refuses the message again whatever else its batch holds. */
+  private reject(message: KafkaMessage, reason: RejectReason, detail: string, reproducible = true): void {
     this.counters.rejected[reason]++;
     const onError = this.selection.stream.onError;
     if (onError === "fail") {
@@ -132,8 +133,13 @@ export class StreamBatch {
       this.counters.skipped++;
       return;
     }
+    // A replay (the dead-letter table committed, the topic's table not) skips the dead letters
+    // it already holds. A value refused by its column is written again: the first attempt may
+    // have had other commit batches, whose columns took it (a column new in a batch is double
+    // when the batch has a decimal, long when not), and a second dead letter after a crash is
+    // better than a message in neither table.
     const watermark = this.deadLetterWatermarks.get(message.partition);
-    if (watermark !== undefined && message.offset < watermark) return;
+    if (reproducible && watermark !== undefined && message.offset < watermark) return;
     this.rejected.push({
       partition: message.partition,
       offset: message.offset,

@@ -23,7 +23,7 @@ import { type Catalog, NoSuchTableError } from "../../src/iceberg/catalog/catalo
 import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../../src/iceberg/table.ts";
-import { readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
+import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { kafkaConnection } from "../../src/sync/connect.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
@@ -295,6 +295,50 @@ for (const onError of ["dlq", "skip", "fail"] as const) {
   });
 }
 
+test("a replay after a crash between the dead-letter and the table commit loses no refused value, though its commits fall elsewhere", async () => {
+  const topic = await newTopic("replay", 2);
+  const { job, namespace } = jobFor("replay", topic, "mode: append");
+  const model = new DriftModel(topic).row(json({ id: 0 }), { id: 0n, amount: null });
+  await model.produce();
+  await runSync(job, { stateDir });
+  const before = (await loadTable(namespace, "t"))!;
+  const { table: snapshotId, group } = await committedState(job, namespace, topic, 2);
+  // Partition 0 (read first by the one thread) has ints, partition 1 a decimal and a bad message.
+  for (const id of [1, 2, 3]) model.row(json({ id, amount: id }), { id: BigInt(id), amount: BigInt(id) });
+  model
+    .dead(json({ id: 4, amount: 4.5 }), "type-mismatch", LONG_DOUBLE, 1)
+    .dead("garbage", "not-json", `value is not JSON: Unexpected token 'g', "garbage" is not valid JSON`, 1);
+  await model.produce();
+
+  // The first attempt reads all in one commit batch (amount is double there) and commits the
+  // dead letter; the crash before the table's commit is reproduced by putting the table (its
+  // snapshot and its schema) and the group back as they were.
+  await runSync(job, { stateDir });
+  const crashed = (await loadTable(namespace, "t"))!;
+  await crashed.commit(
+    [
+      { type: "assert-table-uuid", uuid: crashed.metadata.tableUuid },
+      { type: "assert-ref-snapshot-id", ref: "main", snapshotId: currentSnapshot(crashed.metadata)!.snapshotId },
+    ],
+    [
+      { action: "set-current-schema", schemaId: before.metadata.currentSchemaId },
+      { action: "set-snapshot-ref", refName: "main", snapshotId: snapshotId as bigint, type: "branch" },
+    ],
+  );
+  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  try {
+    await commitGroupOffsets(cluster, job.kafka.consumerGroup, group);
+  } finally {
+    await cluster.close();
+  }
+
+  // The replay commits after each fetched batch: partition 0's ints make amount long, and the
+  // decimal, below the dead-letter table's offsets, is written there now.
+  const replay = tableReport(await runSync(job, { stateDir, maxMessagesPerCommit: 1 }), namespace);
+  assert.deepEqual([replay.recordsAdded, replay.deadLetters], [3, 1]);
+  await model.assertLanded(namespace, ["id", "amount"]);
+});
+
 test("declared columns: {amount: double} give the same tables whatever the commit interval", async () => {
   const partitions = 3;
   const topic = await newTopic("declared", partitions);
@@ -461,6 +505,20 @@ test("1e400 and -1e400 are dead letters, nested too, not infinities", async () =
   await model.produce();
   await runSync(job, { stateDir });
   await model.assertLanded(namespace, ["id", "x", "meta"]);
+});
+
+test("fields named like what every object inherits (__proto__, constructor, toString) are columns like any other", async () => {
+  const topic = await newTopic("inherited");
+  const { job, namespace } = jobFor("inherited", topic, "mode: append");
+  const row = (values: Row) => ({ ["__proto__"]: null, constructor: null, toString: null, ok: null, ...values });
+  const model = new DriftModel(topic)
+    .row('{"__proto__":1,"constructor":"c","toString":3}', row({ ["__proto__"]: 1n, constructor: "c", toString: 3n }))
+    .row(json({ ok: 1 }), row({ ok: 1n }))
+    .row(json({ constructor: "d" }), row({ constructor: "d" }));
+  await model.produce();
+  const report = await runSync(job, { stateDir });
+  assert.equal(report.status, "complete");
+  await model.assertLanded(namespace, ["__proto__", "constructor", "toString", "ok"]);
 });
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
