@@ -270,7 +270,7 @@ export class SchemaInference {
         types.push(columnTypeFor(kind));
       } else {
         const type = p.column.open ? generalized(p.column.type, kind) : promoted(p.column.type, kind);
-        if (type === undefined) {
+        if (type === undefined || !fitsType(type, p.value)) {
           return kind === "huge" ? outOfRange(p.name, p.column, p.value) : typeMismatch(p.column, kind);
         }
         types.push(type);
@@ -307,7 +307,8 @@ export function fitsType(type: IcebergType, value: JsonValue): boolean {
       if (typeof value === "number") return Number.isSafeInteger(value);
       return typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX;
     case "double":
-      return typeof value === "number" || typeof value === "bigint";
+      // Integers too long for a double (more than 308 digits) would be infinities.
+      return typeof value === "number" || (typeof value === "bigint" && Number.isFinite(Number(value)));
     case "timestamptz":
       return typeof value === "string" && timestampMicros(value) !== undefined;
     case "boolean":
@@ -377,11 +378,15 @@ function typeMismatch(column: Column, kind: ValueType): SchemaMismatch {
 
 function outOfRange(field: string, column: Column | undefined, value: JsonValue): SchemaMismatch {
   const type = column === undefined ? "(new column)" : typeToString(column.type);
+  const holds =
+    column?.type === "double" || column?.type === "float"
+      ? "a double holds about ±1.8e308"
+      : "a long holds -2^63 to 2^63-1";
   return mismatch(
     "out-of-range",
     field,
     `column type ${type}, value type ${describeValueType("huge")} ` +
-      `(${String(value).replace("-", "").length} digits; a long holds -2^63 to 2^63-1): produce it as a string, or declare the column string`,
+      `(${String(value).replace("-", "").length} digits; ${holds}): produce it as a string, or declare the column string`,
   );
 }
 

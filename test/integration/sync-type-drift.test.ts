@@ -428,7 +428,14 @@ test('a dedup key written 1 and then "1": a dead letter; declared string, both a
   await runSync(job, { stateDir });
   await model.assertLanded(namespace, ["id", "v", "_op_type"]);
 
-  // The way out loses nothing: a table whose key column is declared string takes both.
+  // A declaration cannot change the table's column: the sync says so before it reads a message.
+  const { job: contradicted } = jobFor("key", topic, "mode: upsert, dedup_keys: [id], columns: {id: string}");
+  await assert.rejects(runSync(contradicted, { stateDir }), {
+    name: "DeclaredColumnError",
+    message: new RegExp(`^topic ${topic}, table t: column "id" declared under columns: the table has it as long`),
+  });
+
+  // The way out loses nothing: a new table whose key column is declared string takes both.
   const { job: declared, namespace: declaredNamespace } = jobFor(
     "key_string",
     topic,
@@ -489,7 +496,7 @@ test("a value nested 10,000 levels deep is a dead letter, however it is parsed; 
   await assertFailsAt(strict, strictNamespace, topic, `partition 0 offset 1: too-deep: ${tooDeep}`);
 });
 
-test("1e400 and -1e400 are dead letters, nested too, not infinities", async () => {
+test("1e400, -1e400 and a 401-digit integer in a double column are dead letters, not infinities", async () => {
   const topic = await newTopic("infinite");
   const { job, namespace } = jobFor("infinite", topic, "mode: append");
   const beyond = (field: string, literal: string) =>
@@ -501,7 +508,15 @@ test("1e400 and -1e400 are dead letters, nested too, not infinities", async () =
     .dead('{"id":3,"x":-1e400}', "out-of-range", beyond("x", "-1e400"))
     .dead('{"id":4,"meta":{"v":[1E+400]}}', "out-of-range", beyond("meta", "1E+400"))
     .dead('{"id":5,"x":1e-400}', "out-of-range", beyond("x", "1e-400"))
-    .row(json({ id: 6, x: 2, meta: { v: [1] } }), { id: 6n, x: 2, meta: '{"v":[1]}' });
+    .row(json({ id: 6, x: 2, meta: { v: [1] } }), { id: 6n, x: 2, meta: '{"v":[1]}' })
+    // An integer of 401 digits is exact as JSON text, and beyond a double column's range.
+    .dead(
+      `{"id":7,"x":1${"0".repeat(400)}}`,
+      "out-of-range",
+      'field "x": column type double, value type integer beyond the long range (401 digits; a double holds about ' +
+        "±1.8e308): produce it as a string, or declare the column string",
+    )
+    .row(`{"id":8,"meta":[1${"0".repeat(400)}]}`, { id: 8n, x: null, meta: `[1${"0".repeat(400)}]` });
   await model.produce();
   await runSync(job, { stateDir });
   await model.assertLanded(namespace, ["id", "x", "meta"]);

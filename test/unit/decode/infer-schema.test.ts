@@ -225,6 +225,13 @@ test("integers beyond the long range are refused, except by a double or a string
   assert.match(refused(inference, huge).detail, /^field "id": column type long, value type integer beyond/);
   fit(inference, '{"x":0.5,"s":"text"}');
   fit(inference, '{"x":18446744073709551615,"s":18446744073709551615}');
+  // Beyond a double's range an integer is refused by a double column too; a string column keeps it.
+  const enormous = `1${"0".repeat(400)}`;
+  assert.match(
+    refused(inference, `{"x":${enormous}}`).detail,
+    /^field "x": column type double, value type integer beyond the long range \(401 digits; a double holds/,
+  );
+  fit(inference, `{"s":${enormous}}`);
   assert.deepEqual(userColumns(inference), [
     [9, "id", "long"],
     [10, "x", "double"],
