@@ -16,7 +16,8 @@
 // another writer:
 //   string       any value: a string as it is, any other value as its JSON text (1 as "1")
 //   long         an integer in the long range; a whole decimal (5.0) up to 2^53
-//   double       any number; an integer beyond 2^53 is rounded to the nearest double
+//   double       any number; an integer beyond 2^53 is rounded to the nearest double, and one
+//                beyond a double's range (over 308 digits) is refused
 //   timestamptz  a timestamp string
 //   boolean      true, false
 //   int, float   (tables made by others) an integer in the int range; a number a float holds
@@ -298,7 +299,7 @@ function fits(column: Column, value: JsonValue, whole: boolean): boolean {
   }
 }
 
-/** Does the value go into a column of this type, as it is (settled columns; see the header)? */
+/** Does the value go into a column of this type as it is (a column whose type no longer generalizes)? */
 export function fitsType(type: IcebergType, value: JsonValue): boolean {
   switch (type) {
     case "string":
