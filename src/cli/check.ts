@@ -1,12 +1,16 @@
 // floe check --config job.yaml: validates the job file, connects to Kafka and the catalog, and
 // shows what a sync would do now (topics selected and skipped, tables, messages to read per
-// partition and where reading would start), without reading a message or writing anything.
+// partition and where reading would start), and, from a sample of each topic's messages, the
+// columns a sync would write and the `columns:` to declare where the sample mixes types. It
+// reads that sample and writes nothing.
 import type { Command } from "commander";
 import { loadJob } from "../config/load-job.ts";
+import type { StreamSample } from "../decode/schema-sample.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
 import { catalogConfig, kafkaConnection } from "../sync/connect.ts";
 import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.ts";
+import { sampleStreams } from "../sync/sample-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { skippedTopicLines } from "./report.ts";
@@ -14,7 +18,10 @@ import { skippedTopicLines } from "./report.ts";
 interface CheckFlags {
   config: string;
   json?: boolean;
+  sample: string;
 }
+
+const DEFAULT_SAMPLE = 1000;
 
 export function registerCheck(program: Command): void {
   program
@@ -22,6 +29,7 @@ export function registerCheck(program: Command): void {
     .description("validate the job file, reach Kafka and the catalog, and show what a sync would read")
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the plan as JSON")
+    .option("--sample <messages>", "messages per topic to infer the columns from (0: none)", String(DEFAULT_SAMPLE))
     .addHelpText(
       "after",
       `
@@ -37,6 +45,11 @@ Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file, 3 messages e
 
 async function check(flags: CheckFlags): Promise<ExitCode> {
   try {
+    const sampleSize = Number(flags.sample);
+    if (!Number.isSafeInteger(sampleSize) || sampleSize < 0) {
+      process.stderr.write(`floe check: --sample must be a whole number of messages, got ${flags.sample}\n`);
+      return ExitCode.USAGE;
+    }
     const job = await loadJob(flags.config);
     checkTargetEngines(job);
     const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
@@ -44,7 +57,11 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
       try {
         const plan = await planSync(job, cluster, catalog);
-        process.stdout.write(`${flags.json ? planToJson(job.name, plan) : planToText(plan)}\n`);
+        const samples =
+          sampleSize === 0
+            ? new Map<string, StreamSample>()
+            : await sampleStreams(cluster, plan, { messagesPerTopic: sampleSize, maxThreads: job.kafka.maxThreads });
+        process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
         return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
       } finally {
         await catalog.close();
@@ -57,16 +74,28 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
   }
 }
 
-function planToJson(job: string, plan: SyncPlan): string {
+function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>): string {
   return JSON.stringify(
     {
       job,
-      topics: plan.targets.map((t) => ({
-        topic: t.selection.topic,
-        table: t.selection.table,
-        mode: t.selection.stream.mode,
-        tableExists: t.table !== undefined,
-      })),
+      topics: plan.targets.map((t) => {
+        const sample = samples.get(t.selection.topic);
+        return {
+          topic: t.selection.topic,
+          table: t.selection.table,
+          mode: t.selection.stream.mode,
+          tableExists: t.table !== undefined,
+          ...(sample && {
+            sample: {
+              messages: sample.messages,
+              tombstones: sample.tombstones,
+              bad: sample.bad,
+              columns: sample.columns,
+              proposedColumns: Object.fromEntries(sample.proposed),
+            },
+          }),
+        };
+      }),
       skipped: plan.skipped,
       partitions: plan.offsets.partitions,
       lost: plan.offsets.lost,
@@ -77,7 +106,7 @@ function planToJson(job: string, plan: SyncPlan): string {
   );
 }
 
-function planToText(plan: SyncPlan): string {
+function planToText(plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>): string {
   const lines: string[] = [];
   for (const t of plan.targets) {
     const state = t.table ? "exists" : "will be created";
@@ -87,6 +116,8 @@ function planToText(plan: SyncPlan): string {
         `  partition ${p.partition}: ${p.stopOffset - p.startOffset} to read, from ${p.startOffset} (${p.startFrom}) to ${p.stopOffset}`,
       );
     }
+    const sample = samples.get(t.selection.topic);
+    if (sample) lines.push(...sampleLines(sample));
   }
   for (const l of plan.offsets.lost) {
     lines.push(`${l.topic} partition ${l.partition}: ${l.lost} messages expired unread; sync needs --accept-data-loss`);
@@ -94,4 +125,34 @@ function planToText(plan: SyncPlan): string {
   lines.push(...skippedTopicLines(plan.skipped));
   lines.push(`${plan.offsets.offsetsToRead} messages to read`);
   return lines.join("\n");
+}
+
+/** The sample's columns as a table, its bad messages, and the `columns:` to declare. */
+function sampleLines(sample: StreamSample): string[] {
+  if (sample.messages === 0) return ["  no message to sample"];
+  const lines = [`  columns from a sample of ${sample.messages} messages:`];
+  const width = Math.max(...sample.columns.map((c) => c.name.length), 4);
+  for (const c of sample.columns) {
+    const type = c.type === undefined ? "(none yet)" : c.source === "inferred" ? c.type : `${c.type} (${c.source})`;
+    const values = Object.entries(c.values)
+      .map(([kind, n]) => `${kind === "huge" ? "beyond long" : kind} ${n}`)
+      .join(", ");
+    const misfits = c.misfits === 0 ? "" : `; ${c.misfits} would be bad messages`;
+    lines.push(`    ${c.name.padEnd(width)}  ${type.padEnd(22)}  ${values || "no value"}${misfits}`);
+  }
+  const bad = Object.entries(sample.bad);
+  if (bad.length > 0) {
+    const total = bad.reduce((sum, [, n]) => sum + n, 0);
+    lines.push(`  ${total} sampled messages are bad messages: ${bad.map(([kind, n]) => `${kind} ${n}`).join(", ")}`);
+  }
+  if (sample.proposed.size > 0) {
+    const entries = [...sample.proposed].map(([name, type]) => `${yamlKey(name)}: ${type}`).join(", ");
+    lines.push("  the sample mixes types; declare them so that every commit writes the same columns:");
+    lines.push(`    columns: {${entries}}`);
+  }
+  return lines;
+}
+
+function yamlKey(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : JSON.stringify(name);
 }

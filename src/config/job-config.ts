@@ -2,6 +2,7 @@
 // filled in, relative paths resolved against the job file's folder, secrets wrapped. The
 // unions say which settings go together (a SASL protocol has SASL credentials, an upsert
 // stream has dedup keys), so a consumer never checks a combination the loader has checked.
+import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import type { Secret } from "./secret.ts";
 import type { TargetEngine } from "./target-engines.ts";
 
@@ -96,12 +97,15 @@ export type StreamSettings =
       readonly mode: "upsert";
       readonly dedupKeys: readonly [string, ...string[]];
       readonly onError: OnError;
+      /** Declared column types, in the order of the job file; empty when none. */
+      readonly columns: DeclaredColumns;
     }
   | {
       readonly mode: "append";
       /** Optional in append mode: when given, `_floe_id` hashes them; else `_floe_id` is null. */
       readonly dedupKeys: readonly string[];
       readonly onError: OnError;
+      readonly columns: DeclaredColumns;
     };
 
 /** A stream listed under `streams`: its settings and the table it lands in. */

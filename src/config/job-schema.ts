@@ -6,6 +6,7 @@
 // Checks that span several keys (a SASL protocol needs sasl:, upsert needs dedup_keys) sit on
 // the smallest object that holds all the keys, so that they report together with the rest.
 import { z } from "zod";
+import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import type {
   CatalogSettings,
@@ -192,9 +193,35 @@ const streamFields = {
     .enum(["dlq", "fail", "skip"])
     .default("dlq")
     .describe("A bad message goes to the <table>__dlq table, fails the sync, or is counted and skipped."),
+  columns: z
+    .record(nonEmpty, z.enum(DECLARABLE_TYPES))
+    // The names are checked even when a type is wrong, so that every problem shows at once.
+    .check(z.superRefine(checkColumns, { when: () => true }))
+    .optional()
+    .describe(
+      "Column types by field, e.g. {amount: double}: they win over inference, when the table is created and for every value.",
+    ),
 };
 
 type StreamInput = { mode: "upsert" | "append"; dedup_keys?: string[] | undefined };
+
+function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
+  if (typeof columns !== "object" || columns === null || Array.isArray(columns)) return;
+  const names = new Map<string, string>();
+  for (const name of Object.keys(columns)) {
+    const other = names.get(name.toLowerCase());
+    if (isSystemColumn(name)) {
+      ctx.addIssue({ code: "custom", path: [name], message: `${name} is a floe system column; its type is fixed` });
+    } else if (other !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: `differs from ${other} only in case, and Spark, Databricks and Trino match column names without case`,
+      });
+    }
+    names.set(name.toLowerCase(), name);
+  }
+}
 
 function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
   if (s.mode === "upsert" && s.dedup_keys === undefined) {
@@ -214,10 +241,13 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
   });
 }
 
-function streamSettings(s: StreamInput & { on_error: "dlq" | "fail" | "skip" }): StreamSettings {
+function streamSettings(
+  s: StreamInput & { on_error: "dlq" | "fail" | "skip"; columns?: Record<string, DeclarableType> | undefined },
+): StreamSettings {
+  const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
   return s.mode === "upsert"
-    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], onError: s.on_error }
-    : { mode: "append", dedupKeys: s.dedup_keys ?? [], onError: s.on_error };
+    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], onError: s.on_error, columns }
+    : { mode: "append", dedupKeys: s.dedup_keys ?? [], onError: s.on_error, columns };
 }
 
 const stream = z
@@ -238,7 +268,7 @@ export const jobFileSchema = z
     streams: z
       .record(z.string().regex(TOPIC_NAME, "not a Kafka topic name"), stream)
       .default({})
-      .describe("Per topic: mode, dedup_keys, on_error, table."),
+      .describe("Per topic: mode, dedup_keys, on_error, columns, table."),
     default_stream: defaultStream.prefault({ mode: "append" }),
   })
   .superRefine((job, ctx) => {

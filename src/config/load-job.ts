@@ -118,7 +118,11 @@ function unionExpectation(branches: readonly (readonly ZodIssue[])[]): string {
 }
 
 function expectedName(expected: string): string {
-  return expected === "array" ? "a list" : expected === "object" ? "a mapping" : `a ${expected}`;
+  return expected === "array"
+    ? "a list"
+    : expected === "object" || expected === "record"
+      ? "a mapping"
+      : `a ${expected}`;
 }
 
 /** `withoutValue` for a secret's key: a password written as digits is a number, and the message must not print it. */

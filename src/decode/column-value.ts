@@ -6,7 +6,7 @@
 //   int          number
 //   long         number when a safe integer (nearly always), else bigint: no BigInt per row
 //   float/double number (a bigint beyond 2^53 rounds to the nearest double)
-//   string       the string; a nested object or array as its JSON text
+//   string       the string; any other value (number, boolean, object, array) as its JSON text
 //   timestamptz  microseconds since the epoch: number when safe (years 1685..2255), else bigint
 //
 // Converters trust that SchemaInference has seen the value: they convert, they do not check.
@@ -19,6 +19,22 @@ export type ColumnValue = boolean | number | bigint | string | null;
 
 /** Converts one non-null JSON value of a record field to its column's value. */
 export type ColumnConverter = (value: JsonValue) => ColumnValue;
+
+/** Whether floe converts JSON values into columns of this type (columnConverter does not throw). */
+export function isConvertible(type: IcebergType): boolean {
+  switch (type) {
+    case "boolean":
+    case "int":
+    case "long":
+    case "float":
+    case "double":
+    case "string":
+    case "timestamptz":
+      return true;
+    default:
+      return false;
+  }
+}
 
 export function columnConverter(type: IcebergType): ColumnConverter {
   if (!isPrimitive(type)) throw new TypeError(`floe does not write JSON values into ${typeToString(type)} columns`);

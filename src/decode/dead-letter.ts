@@ -1,8 +1,8 @@
-// The dead-letter table beside each topic's table (`<table>__dlq`): one row per bad message
-// (invalid UTF-8, not JSON, not a JSON object, Confluent-framed with no schema registry), with
-// the raw key and value so that nothing is lost and the message can be replayed once the
-// producer is fixed. Its columns mirror the system columns' names, so
-// a dead-letter row joins its neighbours in the topic's table on partition and offset.
+// The dead-letter table beside each topic's table (`<table>__dlq`): one row per bad message (not
+// a JSON object, or values that do not fit the table's columns), with the raw key and value so
+// that nothing is lost and the message can be replayed once the producer is fixed. Its columns
+// mirror the system columns' names, so a dead-letter row joins its neighbours in the topic's
+// table on partition and offset.
 import type { Schema } from "../iceberg/spec/schema.ts";
 import type { NestedField } from "../iceberg/spec/types.ts";
 
@@ -18,9 +18,15 @@ export const DEAD_LETTER_SCHEMA: Schema = Object.freeze({
       6,
       "_error_kind",
       "string",
-      "why: invalid-utf8, not-json, not-object, confluent-framed-without-registry or missing-dedup-key",
+      "why: invalid-utf8, not-json, not-object, confluent-framed-without-registry, too-deep, out-of-range, " +
+        "type-mismatch, null-in-required, reserved-name, case-collision or missing-dedup-key",
     ),
-    field(7, "_error", "string", "what is wrong with the message"),
+    field(
+      7,
+      "_error",
+      "string",
+      'what is wrong with the message; for a value that does not fit its column: field "<name>": column type <type>, value type <type>',
+    ),
     field(8, "_floe_timestamp", "timestamptz", "when floe wrote the row"),
   ]),
 });

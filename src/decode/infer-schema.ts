@@ -1,34 +1,54 @@
 // Schema inference and evolution: the table's columns from the messages' top-level fields.
 //
-// A JSON value gives a type:
+// A JSON value has a type (valueTypeOf):
 //   true/false                                   boolean
-//   integer (written without . or exponent)      long
+//   integer (written without . or exponent)      long; beyond the long range "huge"
 //   other number (99.19, 1299.0, 1e3)            double
 //   timestamp string (see timestamp.ts)          timestamptz (UTC)
 //   other string                                 string
-//   object or array                              string, holding the JSON text
+//   object, array                                object, array: a string column holds the JSON text
 //   null                                         nothing: a field seen only as null gets no
 //                                                column until a value shows its type, because
-//                                                a guess (string) would turn the first real
-//                                                value (a number) into a failing type change
+//                                                a guess (string) would refuse the first real
+//                                                value (a number) of a later commit
 //
-// New columns (fields the table lacks) stay open while the sample that introduces them is
-// read: a column seen as long and then as double is double, a column seen as timestamp and
-// then as another string is string (the general type wins within a sample). `settle()` closes
-// them, once their values are converted: from then on, as for the table's own columns, only
-// Iceberg's promotions apply: an int column that gets a long widens to long, a float column
-// that gets a double it cannot hold exactly widens to double (floe never creates int or float
-// columns; tables created by others may have them). Anything else, e.g. a double or a string
-// for a long column, a non-timestamp string for a timestamptz column, is a SchemaConflictError
-// naming topic, partition, offset and field: the sync fails with nothing committed.
+// What a column takes (fits), the same for every column whether declared, inferred or made by
+// another writer:
+//   string       any value: a string as it is, any other value as its JSON text (1 as "1")
+//   long         an integer in the long range; a whole decimal (5.0) up to 2^53
+//   double       any number; an integer beyond 2^53 is rounded to the nearest double, and one
+//                beyond a double's range (over 308 digits) is refused
+//   timestamptz  a timestamp string
+//   boolean      true, false
+//   int, float   (tables made by others) an integer in the int range; a number a float holds
+//                exactly. Iceberg's promotions widen them when a value needs it: int to long,
+//                float to double
+//   other types  nothing: floe does not convert JSON values into them
 //
-// An integer outside the long range is a conflict too (reason "out-of-range"), except for a
-// double column: floe does not silently round ids. New columns get ids after the table's last
-// column id, in the order their fields were first seen, and are optional.
+// Where a column's type comes from:
+// - the job file's `columns:` (declared): the column is there from the start, with that type,
+//   which never changes;
+// - the table, for the columns it has;
+// - otherwise the values of the commit batch in which the field first shows up: the column is
+//   "open" while that batch is read, and the general type wins within it (a decimal makes an
+//   open long column double; a string that is no timestamp, or a nested value, makes an open
+//   timestamptz column string). The commit closes it (settle).
+//
+// A record with a value that fits neither its column nor a widening of it is refused: observe()
+// returns a SchemaMismatch naming the field, the column's type and the value's type, and the
+// sync treats the message as a bad message for the table (on_error). observe() looks at every
+// field before it changes anything, so a refused record adds and widens no column. The same
+// holds for a field named like a system column, a new field equal to a column but for case, a
+// missing value for a required column, and an integer beyond the long range for a column that
+// does not hold it (new columns included: floe does not silently round ids).
+//
+// New columns get ids after the table's last column id, declared ones first (in the order of
+// the job file), then the others in the order their fields were first seen, and are optional.
 import type { Schema } from "../iceberg/spec/schema.ts";
 import { type IcebergType, type NestedField, type PrimitiveType, typeToString } from "../iceberg/spec/types.ts";
+import { type DeclarableType, type DeclaredColumns, NO_DECLARED_COLUMNS } from "./declared-columns.ts";
 import type { DecodedRecord, JsonValue } from "./json-message.ts";
-import { type MessagePosition, SchemaConflictError } from "./schema-conflict.ts";
+import type { SchemaMismatch, SchemaMismatchReason } from "./schema-mismatch.ts";
 import { isSystemColumn, SYSTEM_COLUMNS } from "./system-columns.ts";
 import { timestampMicros } from "./timestamp.ts";
 
@@ -43,7 +63,18 @@ export interface TableSchema {
 }
 
 /** What a JSON value says about its column's type; "huge" is an integer beyond the long range. */
-type ValueKind = "boolean" | "long" | "double" | "timestamptz" | "string" | "json" | "huge";
+export type ValueType = "boolean" | "long" | "double" | "timestamptz" | "string" | "object" | "array" | "huge";
+
+/** A declared column type that the table's column has and cannot be widened to. */
+export class DeclaredColumnError extends Error {
+  readonly column: string;
+
+  constructor(column: string, problem: string) {
+    super(`column ${JSON.stringify(column)} declared under columns: ${problem}`);
+    this.name = "DeclaredColumnError";
+    this.column = column;
+  }
+}
 
 interface Column {
   readonly name: string;
@@ -53,8 +84,17 @@ interface Column {
   readonly tableType: IcebergType | undefined;
   readonly required: boolean;
   readonly doc: string | undefined;
-  /** False while a new column's type may still generalize within its sample. */
-  settled: boolean;
+  /** A new, undeclared column whose type may still generalize within its batch. */
+  open: boolean;
+}
+
+/** A field of the record under observation that does not fit as it is. */
+interface Pending {
+  readonly name: string;
+  readonly value: JsonValue;
+  readonly whole: boolean;
+  /** Undefined for a field without a column. */
+  readonly column: Column | undefined;
 }
 
 const INT32_MIN = -2147483648;
@@ -74,8 +114,12 @@ export class SchemaInference {
   private readonly namesByLowerCase = new Map<string, string>();
   private nextId: number;
 
-  /** Starts from an existing table, or from floe's system columns alone for a table to create. */
-  constructor(table?: TableSchema) {
+  /**
+   * Starts from an existing table, or from floe's system columns alone for a table to create,
+   * with the stream's declared columns. Throws DeclaredColumnError when the table has a declared
+   * column with a type that cannot be widened to the declared one.
+   */
+  constructor(table?: TableSchema, declared: DeclaredColumns = NO_DECLARED_COLUMNS) {
     this.base = table?.schema ?? { schemaId: 0, fields: SYSTEM_COLUMNS };
     this.creating = table === undefined;
     this.nextId = table?.lastColumnId ?? SYSTEM_COLUMNS.length;
@@ -93,42 +137,50 @@ export class SchemaInference {
         tableType: field.type,
         required: field.required,
         doc: field.doc,
-        settled: true,
+        open: false,
       };
       this.columns.set(field.name, column);
       if (field.required) this.requiredColumns.push(column);
     }
     for (const system of SYSTEM_COLUMNS) {
-      if (!this.base.fields.some((f) => f.name === system.name)) this.add(system.name, system.type, system.doc, true);
+      if (!this.base.fields.some((f) => f.name === system.name)) this.add(system.name, system.type, system.doc, false);
     }
+    for (const [name, type] of declared) this.declareColumn(name, type);
   }
 
   /**
-   * Takes one record's fields into the schema. `position` is only read to report a conflict,
-   * so the caller can pass the Kafka message itself (it has topic, partition and offset).
+   * Takes one record's fields into the schema, or refuses the record (and changes nothing):
+   * the mismatch says which field does not fit and why.
    */
-  observe(decoded: DecodedRecord, position: MessagePosition): void {
+  observe(decoded: DecodedRecord): SchemaMismatch | undefined {
     const { record, wholeDecimals } = decoded;
+    let pending: Pending[] | undefined;
     for (const name in record) {
       const value = record[name]!;
       const column = this.columns.get(name);
-      const whole = wholeDecimals?.has(name) === true;
-      if (column === undefined) {
-        if (value !== null) this.addField(name, value, whole, position);
-      } else if (value === null) {
-        if (column.required) throw nullInRequired(column, position);
-      } else if (!fits(column, value, whole)) {
-        this.evolve(column, value, whole, position);
+      if (value === null) {
+        if (column?.required) return nullInRequired(column);
+        continue;
       }
+      const whole = wholeDecimals?.has(name) === true;
+      if (column !== undefined && fits(column, value, whole)) continue;
+      if (pending === undefined) pending = [];
+      pending.push({ name, value, whole, column });
     }
     for (const column of this.requiredColumns) {
-      if (record[column.name] === undefined) throw nullInRequired(column, position);
+      if (!Object.hasOwn(record, column.name)) return nullInRequired(column);
     }
+    return pending === undefined ? undefined : this.evolve(pending);
   }
 
   /** Closes the new columns' types: their values are about to be converted and written. */
   settle(): void {
-    for (const column of this.added) column.settled = true;
+    for (const column of this.added) column.open = false;
+  }
+
+  /** The type a field's column has now; undefined when the field has none (yet). */
+  columnType(name: string): IcebergType | undefined {
+    return this.columns.get(name)?.type;
   }
 
   /**
@@ -166,48 +218,71 @@ export class SchemaInference {
     return changes;
   }
 
-  private addField(name: string, value: JsonValue, whole: boolean, position: MessagePosition): void {
-    if (isSystemColumn(name)) {
-      throw new SchemaConflictError("reserved-name", position, name, "the name is reserved for floe's system column");
+  private declareColumn(name: string, type: DeclarableType): void {
+    const column = this.columns.get(name);
+    if (column === undefined) {
+      const existing = this.namesByLowerCase.get(name.toLowerCase());
+      if (existing !== undefined) {
+        throw new DeclaredColumnError(name, `the table's column ${JSON.stringify(existing)} differs only in case`);
+      }
+      this.add(name, type, undefined, false);
+    } else if (column.type !== type) {
+      if (promoted(column.type, type) !== type) {
+        throw new DeclaredColumnError(
+          name,
+          `the table has it as ${typeToString(column.type)}, and Iceberg cannot change ${typeToString(column.type)} ` +
+            `to ${type} (it only widens int to long and float to double); declare ${typeToString(column.type)}, ` +
+            "or give the stream a new table (table:) to have the declared type",
+        );
+      }
+      column.type = type;
     }
-    const existing = this.namesByLowerCase.get(name.toLowerCase());
-    if (existing !== undefined) {
-      throw new SchemaConflictError(
-        "case-collision",
-        position,
-        name,
-        `column ${JSON.stringify(existing)} differs only in case, and Spark, Databricks and Trino match column names without case`,
-      );
-    }
-    const kind = kindOf(value, whole);
-    if (kind === "huge") throw outOfRange(name, value, position);
-    this.add(name, kind === "json" ? "string" : kind, undefined, false);
   }
 
-  private add(name: string, type: IcebergType, doc: string | undefined, settled: boolean): void {
-    const column: Column = { name, id: ++this.nextId, type, tableType: undefined, required: false, doc, settled };
+  private add(name: string, type: IcebergType, doc: string | undefined, open: boolean): void {
+    const column: Column = { name, id: ++this.nextId, type, tableType: undefined, required: false, doc, open };
     this.added.push(column);
     this.namesByLowerCase.set(name.toLowerCase(), name);
     if (!isSystemColumn(name)) this.columns.set(name, column);
   }
 
-  /** The slow path: a value that does not fit its column as it is. */
-  private evolve(column: Column, value: JsonValue, whole: boolean, position: MessagePosition): void {
-    const kind = kindOf(value, whole);
-    const type = column.settled ? promoted(column.type, kind) : generalized(column.type, kind);
-    if (type !== undefined) {
-      column.type = type;
-      return;
+  /** The slow path: some fields need a new column or a wider type, or do not fit at all. */
+  private evolve(pending: readonly Pending[]): SchemaMismatch | undefined {
+    const types: IcebergType[] = [];
+    let newNames: Map<string, string> | undefined;
+    for (const p of pending) {
+      const kind = valueTypeOf(p.value, p.whole);
+      if (p.column === undefined) {
+        if (isSystemColumn(p.name)) {
+          return mismatch("reserved-name", p.name, "the name is reserved for floe's system column");
+        }
+        const lower = p.name.toLowerCase();
+        const existing = this.namesByLowerCase.get(lower) ?? newNames?.get(lower);
+        if (existing !== undefined) {
+          return mismatch(
+            "case-collision",
+            p.name,
+            `column ${JSON.stringify(existing)} differs only in case, and Spark, Databricks and Trino match column names without case`,
+          );
+        }
+        if (newNames === undefined) newNames = new Map();
+        newNames.set(lower, p.name);
+        if (kind === "huge") return outOfRange(p.name, undefined, p.value);
+        types.push(columnTypeFor(kind));
+      } else {
+        const type = p.column.open ? generalized(p.column.type, kind) : promoted(p.column.type, kind);
+        if (type === undefined || !fitsType(type, p.value)) {
+          return kind === "huge" ? outOfRange(p.name, p.column, p.value) : typeMismatch(p.column, kind);
+        }
+        types.push(type);
+      }
     }
-    if (kind === "huge") throw outOfRange(column.name, value, position);
-    const where = column.settled ? "column is" : "column is so far";
-    throw new SchemaConflictError(
-      "type-change",
-      position,
-      column.name,
-      `${where} ${typeToString(column.type)} and the message has ${describeKind(kind)}; ` +
-        "Iceberg only widens int to long and float to double",
-    );
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
+      if (p.column === undefined) this.add(p.name, types[i]!, undefined, true);
+      else p.column.type = types[i]!;
+    }
+    return undefined;
   }
 }
 
@@ -215,12 +290,26 @@ export class SchemaInference {
 function fits(column: Column, value: JsonValue, whole: boolean): boolean {
   switch (column.type) {
     case "string":
-      return typeof value === "string" || typeof value === "object";
+      return true;
     case "long":
-      if (typeof value === "number") return Number.isInteger(value) && (column.settled || !whole);
+      if (typeof value === "number") return Number.isSafeInteger(value) && (!column.open || !whole);
+      return typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX;
+    default:
+      return fitsType(column.type, value);
+  }
+}
+
+/** Does the value go into a column of this type as it is (a column whose type no longer generalizes)? */
+export function fitsType(type: IcebergType, value: JsonValue): boolean {
+  switch (type) {
+    case "string":
+      return true;
+    case "long":
+      if (typeof value === "number") return Number.isSafeInteger(value);
       return typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX;
     case "double":
-      return typeof value === "number" || typeof value === "bigint";
+      // Integers too long for a double (more than 308 digits) would be infinities.
+      return typeof value === "number" || (typeof value === "bigint" && Number.isFinite(Number(value)));
     case "timestamptz":
       return typeof value === "string" && timestampMicros(value) !== undefined;
     case "boolean":
@@ -234,62 +323,80 @@ function fits(column: Column, value: JsonValue, whole: boolean): boolean {
   }
 }
 
-function kindOf(value: JsonValue, whole: boolean): ValueKind {
+/** The type of a non-null JSON value; `whole`: a number written as a decimal or with an exponent. */
+export function valueTypeOf(value: JsonValue, whole: boolean): ValueType {
   switch (typeof value) {
     case "boolean":
       return "boolean";
     case "number":
-      return Number.isInteger(value) && !whole ? "long" : "double";
+      // An integer beyond 2^53 as a number was written as a decimal (the decoder makes integer
+      // literals beyond 2^53 bigints): it is not exact, so not an integer either.
+      return Number.isSafeInteger(value) && !whole ? "long" : "double";
     case "bigint":
       return value >= INT64_MIN && value <= INT64_MAX ? "long" : "huge";
     case "string":
       return timestampMicros(value) === undefined ? "string" : "timestamptz";
     default:
-      return "json";
+      return Array.isArray(value) ? "array" : "object";
   }
 }
 
+/** The column a new field gets from its first value ("huge" gets none). */
+export function columnTypeFor(kind: Exclude<ValueType, "huge">): DeclarableType {
+  return kind === "object" || kind === "array" ? "string" : kind;
+}
+
 /** Iceberg's promotions, for a column whose values have been written. */
-function promoted(type: IcebergType, kind: ValueKind): IcebergType | undefined {
+function promoted(type: IcebergType, kind: ValueType): IcebergType | undefined {
   if (type === "int" && kind === "long") return "long";
   if (type === "float" && (kind === "double" || kind === "long" || kind === "huge")) return "double";
   return undefined;
 }
 
-/** The more general of a new column's type so far and a value's kind. */
-function generalized(type: IcebergType, kind: ValueKind): IcebergType | undefined {
+/** The more general of an open column's type so far and a value's kind. */
+function generalized(type: IcebergType, kind: ValueType): IcebergType | undefined {
   if (type === "long" && kind === "double") return "double";
-  if (type === "timestamptz" && (kind === "string" || kind === "json")) return "string";
+  if (type === "timestamptz" && (kind === "string" || kind === "object" || kind === "array")) return "string";
   return undefined;
 }
 
-function describeKind(kind: ValueKind): string {
-  switch (kind) {
-    case "json":
-      return "a nested object or array (a JSON string column)";
-    case "long":
-      return "an integer (long)";
-    case "huge":
-      return "an integer beyond the long range";
-    case "timestamptz":
-      return "a timestamp string (timestamptz)";
-    default:
-      return `a ${kind}`;
-  }
+export function describeValueType(kind: ValueType): string {
+  return kind === "huge" ? "integer beyond the long range" : kind;
 }
 
-function outOfRange(field: string, value: JsonValue, position: MessagePosition): SchemaConflictError {
-  const digits = String(value).length;
-  return new SchemaConflictError(
+function mismatch(reason: SchemaMismatchReason, field: string, problem: string): SchemaMismatch {
+  return { reason, field, detail: `field ${JSON.stringify(field)}: ${problem}` };
+}
+
+function typeMismatch(column: Column, kind: ValueType): SchemaMismatch {
+  const type = typeToString(column.type);
+  let detail = `column type ${type}, value type ${describeValueType(kind)}`;
+  if (column.type === "timestamptz" && kind === "string")
+    detail += " (a timestamp needs a date, a time and a zone offset)";
+  else if (column.open) detail += ` (the column is new in this commit, and ${type} so far)`;
+  return mismatch("type-mismatch", column.name, detail);
+}
+
+function outOfRange(field: string, column: Column | undefined, value: JsonValue): SchemaMismatch {
+  const type = column === undefined ? "(new column)" : typeToString(column.type);
+  const holds =
+    column?.type === "double" || column?.type === "float"
+      ? "a double holds about ±1.8e308"
+      : "a long holds -2^63 to 2^63-1";
+  return mismatch(
     "out-of-range",
-    position,
     field,
-    `an integer of ${digits} digits is beyond the long range (-2^63 to 2^63-1); produce it as a string`,
+    `column type ${type}, value type ${describeValueType("huge")} ` +
+      `(${String(value).replace("-", "").length} digits; ${holds}): produce it as a string, or declare the column string`,
   );
 }
 
-function nullInRequired(column: Column, position: MessagePosition): SchemaConflictError {
-  return new SchemaConflictError("null-in-required", position, column.name, "the table requires a value");
+function nullInRequired(column: Column): SchemaMismatch {
+  return mismatch(
+    "null-in-required",
+    column.name,
+    `column type ${typeToString(column.type)} (required), value type null: the table requires a value`,
+  );
 }
 
 function toField(column: Column): NestedField {

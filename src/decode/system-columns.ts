@@ -8,8 +8,8 @@
 // All are optional, like every column floe adds: an existing table can only gain optional
 // columns, and one rule for all keeps the two cases alike.
 //
-// The names are reserved: a message with a top-level field of one of these names is refused
-// (SchemaConflictError, reason "reserved-name") rather than silently shadowed.
+// The names are reserved: a message with a top-level field of one of these names is a bad
+// message (reason "reserved-name") rather than silently shadowed.
 import type { NestedField } from "../iceberg/spec/types.ts";
 
 export const KAFKA_KEY = "_kafka_key";

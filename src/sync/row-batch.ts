@@ -1,7 +1,7 @@
 // Messages -> the rows of a table's Parquet files: the system columns (decode/system-columns.ts)
 // and the record's fields, each converted once to its column's representation and appended to
 // the column builders by field id (no object per row).
-import { type ColumnConverter, columnConverter } from "../decode/column-value.ts";
+import { type ColumnConverter, columnConverter, isConvertible } from "../decode/column-value.ts";
 import type { JsonRecord } from "../decode/json-message.ts";
 import {
   CDC_TIMESTAMP,
@@ -19,7 +19,6 @@ import {
 import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import type { AnyColumn } from "../iceberg/parquet/column-builders.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
-import { isPrimitive } from "../iceberg/spec/types.ts";
 import { formatKeyHash } from "../upsert/key-hash.ts";
 import type { RowMessages } from "./stream-batch.ts";
 
@@ -27,6 +26,11 @@ interface RecordColumn {
   name: string;
   column: AnyColumn;
   convert: ColumnConverter;
+  /**
+   * A name every object inherits (constructor, toString, __proto__): a record without the
+   * field would give Object.prototype's member, so only an own property is the field's value.
+   */
+  inherited: boolean;
 }
 
 export class RowBatch {
@@ -42,8 +46,15 @@ export class RowBatch {
       const column = this.builder.column(field.id);
       if (isSystemColumn(field.name)) {
         this.system[field.name] = column;
-      } else if (isPrimitive(field.type)) {
-        this.recordColumns.push({ name: field.name, column, convert: columnConverter(field.type) });
+      } else if (isConvertible(field.type)) {
+        // Columns of other types (a table made by another writer) stay null: schema inference
+        // refuses every value for them, so no row has one.
+        this.recordColumns.push({
+          name: field.name,
+          column,
+          convert: columnConverter(field.type),
+          inherited: field.name in Object.prototype,
+        });
       }
     }
   }
@@ -62,8 +73,8 @@ export class RowBatch {
     s[CDC_TIMESTAMP]?.appendValue(timestamp);
     const record: JsonRecord | null = rows.records[i]!;
     if (record !== null) {
-      for (const { name, column, convert } of this.recordColumns) {
-        const value = record[name];
+      for (const { name, column, convert, inherited } of this.recordColumns) {
+        const value = inherited && !Object.hasOwn(record, name) ? undefined : record[name];
         if (value !== undefined && value !== null) column.appendValue(convert(value));
       }
     }

@@ -1,16 +1,17 @@
 // The messages of one topic read by a sync, decoded and sorted into what becomes rows of the
 // topic's table, what becomes rows of its dead-letter table, and what is only counted.
-// Schema inference sees every record here, while reading, so a type change fails the sync
-// before anything is written: a new field becomes a new column, int widens to long and float to
-// double, and any other type change fails the sync with nothing committed.
+// Schema inference sees every record here, while reading: a record whose values do not fit
+// the table's columns is a bad message like one that is not JSON, routed by on_error before
+// anything is written, and a message is a row or a dead letter as a whole, never half of each.
 import type { SelectedTopic } from "../config/topics.ts";
-import { SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
+import { DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
 import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
+import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
 import { kafkaKeyText } from "../decode/system-columns.ts";
 import type { KafkaMessage } from "../kafka/read.ts";
 
-/** Why a message went to the dead-letter table: the decoder's reasons and the sync's own. */
-export type RejectReason = BadMessageKind | "missing-dedup-key";
+/** Why a message went to the dead-letter table: the decoder's reasons, the schema's and the sync's own. */
+export type RejectReason = BadMessageKind | SchemaMismatchReason | "missing-dedup-key";
 
 export interface RejectedMessage {
   partition: number;
@@ -61,6 +62,12 @@ export class StreamBatch {
       "not-json": 0,
       "not-object": 0,
       "confluent-framed-without-registry": 0,
+      "too-deep": 0,
+      "out-of-range": 0,
+      "type-mismatch": 0,
+      "null-in-required": 0,
+      "reserved-name": 0,
+      "case-collision": 0,
       "missing-dedup-key": 0,
     },
     skipped: 0,
@@ -74,7 +81,7 @@ export class StreamBatch {
   constructor(selection: SelectedTopic, table: TableSchema | undefined, deadLetterWatermarks: DeadLetterWatermarks) {
     this.topic = selection.topic;
     this.selection = selection;
-    this.inference = new SchemaInference(table);
+    this.inference = streamInference(selection, table);
     this.deadLetterWatermarks = deadLetterWatermarks;
     const keys = selection.stream.mode === "upsert" ? selection.stream.dedupKeys : [];
     this.tombstonesDelete = keys.length === 1 && keys[0] === "_kafka_key";
@@ -98,8 +105,9 @@ export class StreamBatch {
       } else if (this.tombstonesDelete && message.key === null) {
         this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
       } else {
-        this.inference.observe(decoded, { topic: message.topic, partition: message.partition, offset: message.offset });
-        this.push(message, decoded.record);
+        const mismatch = this.inference.observe(decoded);
+        if (mismatch === undefined) this.push(message, decoded.record);
+        else this.reject(message, mismatch.reason, mismatch.detail, false);
       }
     }
   }
@@ -114,7 +122,8 @@ export class StreamBatch {
     rows.count++;
   }
 
-  private reject(message: KafkaMessage, reason: RejectReason, detail: string): void {
+  /** `reproducible`: a replay refuses the message again whatever else its batch holds. */
+  private reject(message: KafkaMessage, reason: RejectReason, detail: string, reproducible = true): void {
     this.counters.rejected[reason]++;
     const onError = this.selection.stream.onError;
     if (onError === "fail") {
@@ -124,8 +133,13 @@ export class StreamBatch {
       this.counters.skipped++;
       return;
     }
+    // A replay (the dead-letter table committed, the topic's table not) skips the dead letters
+    // it already holds. A value refused by its column is written again: the first attempt may
+    // have had other commit batches, whose columns took it (a column new in a batch is double
+    // when the batch has a decimal, long when not), and a second dead letter after a crash is
+    // better than a message in neither table.
     const watermark = this.deadLetterWatermarks.get(message.partition);
-    if (watermark !== undefined && message.offset < watermark) return;
+    if (reproducible && watermark !== undefined && message.offset < watermark) return;
     this.rejected.push({
       partition: message.partition,
       offset: message.offset,
@@ -135,6 +149,18 @@ export class StreamBatch {
       reason,
       detail,
     });
+  }
+}
+
+/** The stream's schema inference over its table and its declared columns; a declaration the table contradicts names the topic and table. */
+export function streamInference(selection: SelectedTopic, table: TableSchema | undefined): SchemaInference {
+  try {
+    return new SchemaInference(table, selection.stream.columns);
+  } catch (error) {
+    if (error instanceof DeclaredColumnError) {
+      error.message = `topic ${selection.topic}, table ${selection.table}: ${error.message}`;
+    }
+    throw error;
   }
 }
 

@@ -8,8 +8,9 @@
 //   were before the table commit: exactly the state such a crash leaves);
 // - on_error: fail fails the sync naming topic, partition and offset, with nothing committed;
 //   on_error: skip counts and moves on;
-// - a type change fails the sync naming topic, partition, offset and field, with nothing
-//   committed; a new field is a new column in the same sync; int and float columns widen.
+// - a value that does not fit its column is a dead letter naming field, column type and value
+//   type (sync-type-drift.test.ts has the rest of that story); a new field is a new column in
+//   the same sync; int and float columns widen.
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -416,46 +417,67 @@ test("on_error: skip counts the bad messages, writes no dead letter, and lands t
   assert.deepEqual(committedOffsets(table.metadata, "lax").get(t), new Map([[0, 7n]]));
 });
 
-test("a type change fails the sync naming topic, partition, offset and field, with nothing committed", async () => {
+test("in the first sync, a value that does not fit the column its batch gives the field is a dead letter", async () => {
   const { job, namespace, topic } = jobFor("types", { prices: "mode: append" });
   const t = topic("prices");
   await createTopic(t);
-  // In the first sync: the table is not even created.
   await produce(t, [{ value: json({ id: 1, amount: 5 }) }, { value: json({ id: 2, amount: "lots" }) }]);
-  await assert.rejects(runSync(job, { stateDir }), (error: Error) => {
-    assert.equal(error.name, "SchemaConflictError");
-    assert.match(error.message, new RegExp(`${t} partition 0 offset 1: field "amount": .*long.*a string`));
-    return true;
-  });
-  assert.deepEqual(await committedState(job, namespace, t, "prices"), {
-    table: "no table",
-    deadLetters: "no table",
-    group: new Map(),
-  });
+  const report = tableReport(await runSync(job, { stateDir }), namespace, "prices");
+  assert.deepEqual([report.recordsAdded, report.deadLetters], [1, 1]);
+  assert.deepEqual(await readers.rows("duckdb", restTable(namespace, "prices"), { columns: ["id", "amount"] }), [
+    { id: 1n, amount: 5n },
+  ]);
+  assert.deepEqual(
+    await readers.rows("duckdb", restTable(namespace, "prices__dlq"), {
+      columns: ["_kafka_offset", "_error_kind", "_error"],
+    }),
+    [
+      {
+        _kafka_offset: 1n,
+        _error_kind: "type-mismatch",
+        _error:
+          'field "amount": column type long, value type string (the column is new in this commit, and long so far)',
+      },
+    ],
+  );
 });
 
-test("a type change against the table's column fails a later sync with nothing committed, dead letters included", async () => {
+test("a value that does not fit the table's column is a dead letter in a later sync, beside other bad messages", async () => {
   const { job, namespace, topic } = jobFor("types2", { prices: "mode: upsert, dedup_keys: [id]" });
   const t = topic("prices");
   await createTopic(t);
   await produce(t, [{ value: json({ id: 1, amount: 5 }) }]);
   await runSync(job, { stateDir });
-  const state = await committedState(job, namespace, t, "prices");
-
-  // A bad message before the conflict: its dead letter is not committed either.
   await produce(t, [
     { value: json({ id: 2, amount: 7 }) },
     { value: "garbage" },
     { value: json({ id: 3, amount: "12 euros" }) },
   ]);
-  await assert.rejects(
-    runSync(job, { stateDir }),
-    new RegExp(`${t} partition 0 offset 3: field "amount": column is long and the message has a string`),
-  );
-  assert.deepEqual(await committedState(job, namespace, t, "prices"), state);
+  const report = tableReport(await runSync(job, { stateDir }), namespace, "prices");
+  assert.deepEqual([report.recordsAdded, report.deadLetters], [1, 2]);
   assert.deepEqual(await readers.rows("duckdb", restTable(namespace, "prices"), { columns: ["id", "amount"] }), [
     { id: 1n, amount: 5n },
+    { id: 2n, amount: 7n },
   ]);
+  assert.deepEqual(
+    await readers.rows("duckdb", restTable(namespace, "prices__dlq"), {
+      columns: ["_kafka_offset", "_error_kind", "_error"],
+    }),
+    [
+      {
+        _kafka_offset: 2n,
+        _error_kind: "not-json",
+        _error: "value is not JSON: Unexpected token 'g', \"garbage\" is not valid JSON",
+      },
+      {
+        _kafka_offset: 3n,
+        _error_kind: "type-mismatch",
+        _error: 'field "amount": column type long, value type string',
+      },
+    ],
+  );
+  const table = (await loadTable(namespace, "prices"))!;
+  assert.deepEqual(committedOffsets(table.metadata, "prices").get(t), new Map([[0, 4n]]));
 });
 
 test("a new field becomes a new column in the same sync; earlier rows read null", async () => {

@@ -61,10 +61,57 @@ test("the issue's example parses into a camel-cased JobConfig", () => {
     compression: "zstd",
   });
   assert.deepEqual(Object.fromEntries(job.streams), {
-    customers: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", table: "customers" },
-    orders: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", table: "orders" },
+    customers: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), table: "customers" },
+    orders: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), table: "orders" },
   });
-  assert.deepEqual(job.defaultStream, { mode: "append", dedupKeys: [], onError: "dlq" });
+  assert.deepEqual(job.defaultStream, { mode: "append", dedupKeys: [], onError: "dlq", columns: new Map() });
+});
+
+test("columns: declared types per stream and in default_stream, in the order written", () => {
+  const job = parseJob(
+    minimal(`    topic_pattern: orders.*
+streams:
+  orders: {mode: append, columns: {amount: double, id: string, at: timestamptz}}
+default_stream: {mode: append, columns: {n: long, ok: boolean}}
+`),
+    "j.yaml",
+  );
+  assert.deepEqual(
+    [...job.streams.get("orders")!.columns],
+    [
+      ["amount", "double"],
+      ["id", "string"],
+      ["at", "timestamptz"],
+    ],
+  );
+  assert.deepEqual(
+    [...job.defaultStream.columns],
+    [
+      ["n", "long"],
+      ["ok", "boolean"],
+    ],
+  );
+});
+
+test("columns: an unknown type, a system column, names equal but for case, each with its path", () => {
+  assert.deepEqual(
+    problems(
+      minimal(`    topic_pattern: orders.*
+streams:
+  orders:
+    mode: append
+    columns: {amount: float, _kafka_offset: string, Id: long, id: string, "": long}
+default_stream: {mode: append, columns: [amount]}
+`),
+    ),
+    [
+      '9: streams.orders.columns.amount: expected boolean | long | double | string | timestamptz, got "float"',
+      "9: streams.orders.columns.: key: must not be empty",
+      "9: streams.orders.columns._kafka_offset: _kafka_offset is a floe system column; its type is fixed",
+      "9: streams.orders.columns.id: differs from Id only in case, and Spark, Databricks and Trino match column names without case",
+      "10: default_stream.columns: expected a mapping, got a list",
+    ],
+  );
 });
 
 test("defaults: sql catalog in ./warehouse next to the job file, group floe_<name>, 4 threads", () => {

@@ -27,3 +27,11 @@ test("types floe does not write from JSON are refused when the converter is buil
   assert.throws(() => columnConverter({ kind: "decimal", precision: 10, scale: 2 }), /decimal\(10, 2\)/);
   assert.throws(() => columnConverter("uuid"), /uuid/);
 });
+
+test("a string column holds any other value as its JSON text", () => {
+  const text = columnConverter("string");
+  assert.equal(text(1), "1");
+  assert.equal(text(99.19), "99.19");
+  assert.equal(text(18446744073709551615n), "18446744073709551615");
+  assert.equal(text(true), "true");
+});

@@ -68,3 +68,40 @@ test("whole numbers written as decimals are flagged for inference, top level onl
   assert.equal(decoded.record.amount, 1299);
   assert.deepEqual([...(decoded.wholeDecimals ?? [])].sort(), ["amount", "exp"]);
 });
+
+test("a number beyond the range of a double, or rounded to zero, is out-of-range, nested or not", () => {
+  for (const [text, field] of [
+    ['{"a":1e400}', "a"],
+    ['{"id":1,"a":-1e400}', "a"],
+    ['{"a":{"b":[2,1E+999]}}', "a"],
+    ['{"tiny":1e-400}', "tiny"],
+    [`{"long":${"9".repeat(400)}.5}`, "long"],
+  ] as const) {
+    const decoded = decodeJsonMessage(utf8(text));
+    assert.equal(badReason(decoded), "out-of-range", text);
+    assert.match((decoded as { detail: string }).detail, new RegExp(`^field "${field}": the number `), text);
+  }
+  // Zeros, and the extremes a double holds, are numbers.
+  const ok = record(decodeJsonMessage(utf8('{"z":0e10,"n":-0.0,"max":1.7976931348623157e308,"min":5e-324}')));
+  assert.deepEqual(ok.record, { z: 0, n: -0, max: Number.MAX_VALUE, min: Number.MIN_VALUE });
+  // An integer beyond the long range is exact, and its column decides.
+  assert.equal(record(decodeJsonMessage(utf8(`{"big":1${"0".repeat(400)}}`))).record.big, 10n ** 400n);
+});
+
+test("a value nested more than 1000 levels deep is too-deep, whichever way it is parsed", () => {
+  const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  assert.ok(Array.isArray(record(decodeJsonMessage(utf8(`{"a":${nested(1000)}}`))).record.a));
+  for (const text of [
+    `{"a":1,"deep":${nested(1001)}}`,
+    `{"deep":${nested(10_000)}}`,
+    // 16 digits send the text through the reviver, which recurses.
+    `{"id":12345678901234567,"deep":${nested(10_000)}}`,
+    `{"deep":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`,
+  ]) {
+    const decoded = decodeJsonMessage(utf8(text));
+    assert.equal(badReason(decoded), "too-deep", text.slice(0, 30));
+    assert.equal((decoded as { detail: string }).detail, 'field "deep" is nested more than 1000 levels deep');
+  }
+  // Not JSON at all stays not-json, however deep it starts.
+  assert.equal(badReason(decodeJsonMessage(utf8(`{"a":${"[".repeat(100_000)}`))), "not-json");
+});

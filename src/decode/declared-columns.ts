@@ -1,0 +1,13 @@
+// Column types a job file declares per stream (`columns: {amount: double}`). A declared type
+// wins over inference: the column is created with it (when the table is, in the order of the
+// job file), its type never generalizes, and a value that does not fit it is a bad message.
+// Declarable are the types inference itself creates, which floe converts JSON values into.
+
+export const DECLARABLE_TYPES = ["boolean", "long", "double", "string", "timestamptz"] as const;
+
+export type DeclarableType = (typeof DECLARABLE_TYPES)[number];
+
+/** Field name -> declared type, in the order of the job file. */
+export type DeclaredColumns = ReadonlyMap<string, DeclarableType>;
+
+export const NO_DECLARED_COLUMNS: DeclaredColumns = new Map();

@@ -1,0 +1,60 @@
+// A sample of each selected topic's messages, run through the schema inference a sync would
+// use (the table as it is, the declared columns): what `floe check` shows per stream, and what
+// a discovery command proposes. Per partition, the sample takes the first messages the sync
+// would read, or, when there is nothing to read, the last messages in the log.
+import { SchemaSample, type StreamSample } from "../decode/schema-sample.ts";
+import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import type { KafkaCluster } from "../kafka/connection.ts";
+import { type PartitionRange, readPartitions } from "../kafka/read.ts";
+import type { SyncPlan } from "./plan-sync.ts";
+import { streamInference } from "./stream-batch.ts";
+
+export interface SampleOptions {
+  /** At most this many messages per topic, shared out over its partitions. */
+  readonly messagesPerTopic: number;
+  readonly maxThreads: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Topic -> what its sample says; every target of the plan has an entry, empty when its topic is. */
+export async function sampleStreams(
+  cluster: KafkaCluster,
+  plan: SyncPlan,
+  options: SampleOptions,
+): Promise<Map<string, StreamSample>> {
+  const samples = new Map<string, SchemaSample>();
+  const ranges: PartitionRange[] = [];
+  for (const { selection, table } of plan.targets) {
+    const schema = table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId };
+    samples.set(
+      selection.topic,
+      new SchemaSample(streamInference(selection, schema), schema, selection.stream.columns),
+    );
+    const partitions = plan.offsets.partitions.filter((p) => p.topic === selection.topic);
+    const quota = BigInt(Math.ceil(options.messagesPerTopic / Math.max(1, partitions.length)));
+    for (const p of partitions) {
+      const range =
+        p.stopOffset > p.startOffset
+          ? { startOffset: p.startOffset, stopOffset: min(p.stopOffset, p.startOffset + quota) }
+          : { startOffset: max(p.logStartOffset, p.stopOffset - quota), stopOffset: p.stopOffset };
+      if (range.stopOffset > range.startOffset) ranges.push({ topic: p.topic, partition: p.partition, ...range });
+    }
+  }
+  if (ranges.length > 0) {
+    const result = await readPartitions(
+      cluster,
+      ranges,
+      (batch) => {
+        const sample = samples.get(batch.topic)!;
+        for (const message of batch.messages) sample.add(message.value);
+        return undefined;
+      },
+      { maxThreads: options.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },
+    );
+    if (result.error) throw result.error;
+  }
+  return new Map([...samples].map(([topic, sample]) => [topic, sample.result()]));
+}
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
