@@ -51,17 +51,23 @@ const bootstrapServers = z
   ])
   .describe("Brokers to bootstrap from: a list of host:port, or one comma-separated string.");
 
+/** Why topic_pattern does not compile, as written (the user's terms) or as floe anchors it; undefined when it does. */
+function topicPatternError(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    topicMatcher(pattern);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 const topicPattern = z
   .string()
   .min(1, "must not be empty")
   .superRefine((pattern, ctx) => {
-    try {
-      // The pattern as written, for an error message in the user's terms; then as floe anchors it.
-      new RegExp(pattern);
-      topicMatcher(pattern);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: `not a regular expression: ${(error as Error).message}` });
-    }
+    const error = topicPatternError(pattern);
+    if (error !== undefined) ctx.addIssue({ code: "custom", message: `not a regular expression: ${error}` });
   })
   .describe("Regular expression matched against the whole topic name. Omitted: the topics listed under streams.");
 
@@ -251,7 +257,11 @@ export const jobFileSchema = z
         message: "required when streams lists no topic",
       });
     }
-    const matcher = topic_pattern === undefined ? undefined : topicMatcher(topic_pattern);
+    // A pattern that does not compile is reported on its own key; the streams are then not checked against it.
+    const matcher =
+      topic_pattern === undefined || topicPatternError(topic_pattern) !== undefined
+        ? undefined
+        : topicMatcher(topic_pattern);
     const owners = new Map<string, string>();
     for (const topic of topics) {
       if (isInternalTopic(topic)) {

@@ -207,6 +207,16 @@ test("topics: a pattern or a list is needed; listed topics must match the patter
   );
 });
 
+test("an invalid topic_pattern is a problem of source.kafka.topic_pattern, not a crash", () => {
+  assert.deepEqual(problems(minimal("    topic_pattern: orders(\n")), [
+    "5: source.kafka.topic_pattern: not a regular expression: Invalid regular expression: /orders(/: Unterminated group",
+  ]);
+  // With streams listed too, which are checked against the pattern only when it compiles.
+  assert.deepEqual(problems(minimal('    topic_pattern: "["\nstreams:\n  orders: {mode: append}\n')), [
+    "5: source.kafka.topic_pattern: not a regular expression: Invalid regular expression: /[/: Unterminated character class",
+  ]);
+});
+
 test("YAML syntax errors and duplicate keys carry their line", () => {
   assert.deepEqual(problems("name: j\nname: k\n"), ["2: : Map keys must be unique"]);
   assert.deepEqual(problems("name: j\nsource: {kafka: [\n"), [
