@@ -8,7 +8,8 @@
 // 409 AlreadyExists (create) or CommitFailed (commit), and on commit 500, 502, 503 and 504
 // leave the commit state unknown (503 is "request could have been partially processed").
 // GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
-// repeated POST could apply twice.
+// repeated POST could apply twice. A request that times out is not retried either: each attempt
+// would wait as long again for a server that does not answer.
 import type { FileIO, FileIOFactory } from "../io/file-io.ts";
 import { localFileIO } from "../io/local-file-io.ts";
 import { parseJson, stringifyJson } from "../spec/json.ts";
@@ -41,6 +42,9 @@ import {
 import { networkFailure, redactUrl, sleep } from "./http.ts";
 import { OAuth2ClientCredentials } from "./oauth2.ts";
 import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
+import { UNITY_ICEBERG_REST_PATH } from "./unity.ts";
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** A static bearer token, or OAuth2 client credentials exchanged for tokens. */
 export type RestCredential =
@@ -63,6 +67,7 @@ export interface RestCatalogOptions {
   properties?: Readonly<Record<string, string>>;
   /** Builds each table's FileIO from the merged catalog properties and the table's config. */
   fileIO?: FileIOFactory;
+  /** Waiting for the answer to one request, connecting included. Default 30 s. */
   requestTimeoutMs?: number;
   /** Attempts of an idempotent request on transient failures, and the first backoff. */
   retry?: { attempts: number; initialDelayMs: number };
@@ -126,7 +131,10 @@ export function resolveEndpoint(uri: string, endpoint: string): string {
 
 /** Connects: authenticates and reads GET /v1/config. */
 export async function connectRestCatalog(options: RestCatalogOptions): Promise<RestCatalog> {
-  const catalog = new RestCatalog(options, authSessionFor(options.uri, options.credential, options.requestTimeoutMs));
+  const catalog = new RestCatalog(
+    options,
+    authSessionFor(options.uri, options.credential, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+  );
   await catalog.configure();
   return catalog;
 }
@@ -402,6 +410,7 @@ export class RestCatalog implements Catalog {
     }
     const idempotent = method === "GET" || method === "HEAD";
     const { attempts, initialDelayMs } = this.#options.retry ?? { attempts: 3, initialDelayMs: 200 };
+    const timeoutMs = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { ...this.#options.headers, accept: "application/json" };
@@ -414,26 +423,30 @@ export class RestCatalog implements Catalog {
           method,
           headers,
           ...(options.body === undefined ? {} : { body: options.body }),
-          signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 120_000),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
         const failure = networkFailure(error);
         if (!failure) throw error;
-        if (idempotent && attempt < attempts) {
+        const timedOut = failure.code === "timeout";
+        if (idempotent && attempt < attempts && !timedOut) {
           await sleep(initialDelayMs * 4 ** (attempt - 1));
           continue;
         }
         const where = redactUrl(url.toString());
+        const broke = timedOut
+          ? `the catalog at ${where} did not answer within ${timeoutMs / 1000} s (request_timeout)`
+          : `the connection to ${where} broke mid-request (${failure.code})`;
         if (!failure.beforeRequest && options.commit) {
-          throw new CommitStateUnknownError(call, `the connection to ${where} broke mid-request (${failure.code})`, {
-            cause: error,
-          });
+          throw new CommitStateUnknownError(call, broke, { cause: error });
         }
         throw new CatalogUnreachableError(
           call,
           failure.beforeRequest
             ? `cannot reach the catalog at ${where} (${failure.code}); check \`uri\``
-            : `the connection to ${where} broke mid-request (${failure.code})${idempotent ? "" : "; the request may have been applied"}`,
+            : timedOut
+              ? `${broke}; check \`uri\` and that the catalog is up`
+              : `${broke}${idempotent ? "" : "; the request may have been applied"}`,
           { cause: error },
         );
       }
