@@ -146,9 +146,18 @@ interface RequestOptions {
   commit?: boolean;
 }
 
+/** The ConfigResponse of GET /v1/config. */
+interface ServerConfig {
+  defaults?: Record<string, string>;
+  overrides?: Record<string, string>;
+  endpoints?: string[];
+}
+
 interface IcebergError {
   message: string;
   type: string | undefined;
+  /** False when the body is not an IcebergErrorResponse (a web server's or a proxy's page). */
+  iceberg: boolean;
 }
 
 export class RestCatalog implements Catalog {
@@ -182,21 +191,47 @@ export class RestCatalog implements Catalog {
     const call = "getConfig";
     const response = await this.#send(call, "GET", "v1/config", { query: { warehouse: this.#options.warehouse } });
     if (!response.ok) {
+      const error = await this.#errorOf(response);
+      if (!error.iceberg && response.status !== 401 && response.status !== 403) {
+        throw this.#notIcebergRest(call, response, error.message);
+      }
       if (response.status === 404 || response.status === 400) {
-        const error = await this.#errorOf(response);
         throw new CatalogRequestError(
           call,
           `${error.message}; check \`warehouse\` (${JSON.stringify(this.#options.warehouse ?? "")}; on Unity: the catalog name)`,
           response.status,
         );
       }
-      throw await this.#failure(call, response);
+      throw this.#failureOf(call, response, error);
     }
-    const config = (await this.#json(call, response)) as {
-      defaults?: Record<string, string>;
-      overrides?: Record<string, string>;
-      endpoints?: string[];
-    };
+    let config: unknown;
+    try {
+      config = await this.#json(call, response);
+    } catch {
+      throw this.#notIcebergRest(call, response, "a body that is not JSON");
+    }
+    if (typeof config !== "object" || config === null || Array.isArray(config)) {
+      throw this.#notIcebergRest(call, response, "JSON that is not a catalog configuration");
+    }
+    this.#configureWith(config as ServerConfig);
+  }
+
+  /**
+   * The answer of GET /v1/config came from something other than an Iceberg REST catalog: the
+   * `uri` points at a web server, a UI, or the wrong path on the right host.
+   */
+  #notIcebergRest(call: string, response: Response, what: string): CatalogRequestError {
+    const status = response.ok ? "" : ` HTTP ${response.status} with`;
+    return new CatalogRequestError(
+      call,
+      `${redactUrl(this.#base).replace(/\/$/, "")} does not look like an Iceberg REST catalog endpoint: GET ${redactUrl(response.url)} ` +
+        `answered${status} ${what}. \`uri\` is the base that /v1/config hangs off, often with a path such as ` +
+        `/api/catalog (Polaris); for Databricks Unity Catalog it is https://<workspace>${UNITY_ICEBERG_REST_PATH} ` +
+        "(or use type: unity with workspace_url)",
+    );
+  }
+
+  #configureWith(config: ServerConfig): void {
     const client = {
       ...this.#options.properties,
       ...(this.#options.warehouse === undefined ? {} : { warehouse: this.#options.warehouse }),
@@ -473,18 +508,30 @@ export class RestCatalog implements Catalog {
     }
   }
 
-  /** The IcebergErrorResponse's message and type, or the start of whatever body came back. */
+  /**
+   * The IcebergErrorResponse's message and type; for anything else, the start of a plain-text
+   * body, or only the title of an HTML page (a whole page in an error message helps no one).
+   */
   async #errorOf(response: Response): Promise<IcebergError> {
     const text = this.#auth.redact(await response.text());
     try {
       const error = (JSON.parse(text) as { error?: { message?: unknown; type?: unknown } }).error;
       if (error && typeof error.message === "string") {
-        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined };
+        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined, iceberg: true };
       }
     } catch {
-      // A proxy's HTML or plain-text page: quote its start.
+      // A web server's or a proxy's page.
     }
-    return { message: text.trim().slice(0, 300) || response.statusText || "no detail", type: undefined };
+    const trimmed = text.trim();
+    if (/html/i.test(response.headers.get("content-type") ?? "") || /^<(!doctype|html)/i.test(trimmed)) {
+      const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim().replace(/\s+/g, " ");
+      return { message: `an HTML page${title ? ` ("${title.slice(0, 100)}")` : ""}`, type: undefined, iceberg: false };
+    }
+    return {
+      message: trimmed.slice(0, 300) || response.statusText || "no detail",
+      type: undefined,
+      iceberg: false,
+    };
   }
 
   async #failure(
