@@ -9,7 +9,7 @@ import { catalogConfig, kafkaConnection } from "../sync/connect.ts";
 import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
-import { skippedTopicLines } from "./report.ts";
+import { recreatedTopicLine, skippedTopicLines } from "./report.ts";
 
 interface CheckFlags {
   config: string;
@@ -70,6 +70,7 @@ function planToJson(job: string, plan: SyncPlan): string {
       skipped: plan.skipped,
       partitions: plan.offsets.partitions,
       lost: plan.offsets.lost,
+      recreated: plan.recreated,
       messagesToRead: plan.offsets.offsetsToRead,
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),
@@ -87,6 +88,9 @@ function planToText(plan: SyncPlan): string {
         `  partition ${p.partition}: ${p.stopOffset - p.startOffset} to read, from ${p.startOffset} (${p.startFrom}) to ${p.stopOffset}`,
       );
     }
+  }
+  for (const r of plan.recreated) {
+    lines.push(recreatedTopicLine(r, plan.targets.find((t) => t.selection.topic === r.topic)?.selection.stream.mode));
   }
   for (const l of plan.offsets.lost) {
     lines.push(`${l.topic} partition ${l.partition}: ${l.lost} messages expired unread; sync needs --accept-data-loss`);

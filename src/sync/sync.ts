@@ -12,8 +12,8 @@ import { KafkaCluster } from "../kafka/connection.ts";
 import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
-import { checkTargetEngines, planSync } from "./plan-sync.ts";
-import { committedOffsets } from "./snapshot-offsets.ts";
+import { checkTargetEngines, planSync, type RecreatedTopic } from "./plan-sync.ts";
+import { committedPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
 import { StreamBatch } from "./stream-batch.ts";
 import { type TableReport, writeStream } from "./write-stream.ts";
 
@@ -48,6 +48,8 @@ export interface SyncReport {
   groupCommitError?: string;
   skippedTopics: readonly SkippedTopic[];
   lostMessages: LostMessages[];
+  /** Topics deleted and re-created since the last sync: read from their log start. */
+  recreatedTopics: RecreatedTopic[];
   tables: TableReport[];
   messagesRead: number;
   durationMs: number;
@@ -62,7 +64,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
   try {
     const connected = await loadCatalog(catalogConfig(job.iceberg.catalog));
     catalog = connected;
-    const { targets, skipped, offsets: plan } = await planSync(job, cluster, connected);
+    const { targets, skipped, offsets: plan, topicIds, recreated } = await planSync(job, cluster, connected);
     const namespace = [job.iceberg.namespace];
     if (!(await connected.namespaceExists(namespace))) await connected.createNamespace(namespace);
     // A resume offset past the end of the log: the topic was re-created or truncated, and the
@@ -78,22 +80,40 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     const writeTargets = new Map(
       targets.map((t) => [
         t.selection.topic,
-        { job, catalog: connected, table: t.table, deadLetterTable: t.deadLetterTable, stateDir: options.stateDir },
+        {
+          job,
+          catalog: connected,
+          table: t.table,
+          deadLetterTable: t.deadLetterTable,
+          stateDir: options.stateDir,
+          topicIds,
+        },
       ]),
     );
     const reports = new Map<string, TableReport>();
     const delivered: TopicPartitionOffsets = new Map();
+    // A re-created topic's tables record every partition from where it starts now, read or not:
+    // their offsets of the deleted topic must not survive in a partition nothing was read from.
+    for (const p of plan.partitions.filter((p) => recreated.some((r) => r.topic === p.topic))) {
+      delivered.set(p.topic, (delivered.get(p.topic) ?? new Map<number, bigint>()).set(p.partition, p.startOffset));
+    }
     const newBatches = () =>
       new Map(
         targets.map(({ selection }) => {
           const { table, deadLetterTable } = writeTargets.get(selection.topic)!;
-          const deadLetters = deadLetterTable && committedOffsets(deadLetterTable.metadata, deadLetterTable.name);
+          const deadLetters =
+            deadLetterTable &&
+            offsetsOfTopic(
+              committedPosition(deadLetterTable.metadata, deadLetterTable.name),
+              selection.topic,
+              topicIds.get(selection.topic),
+            );
           return [
             selection.topic,
             new StreamBatch(
               selection,
               table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
-              deadLetters?.get(selection.topic) ?? new Map(),
+              deadLetters ?? new Map(),
             ),
           ];
         }),
@@ -162,6 +182,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
       ...(groupCommitError === undefined ? {} : { groupCommitError }),
       skippedTopics: skipped,
       lostMessages: plan.lost,
+      recreatedTopics: recreated,
       tables,
       messagesRead: result.messages,
       durationMs: performance.now() - started,

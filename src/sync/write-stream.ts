@@ -22,7 +22,14 @@ import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-dele
 import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
 import { RowBatch } from "./row-batch.ts";
-import { committedOffsets, mergeOffsets, OFFSETS_SUMMARY_KEY, offsetsToSummary } from "./snapshot-offsets.ts";
+import {
+  advancePosition,
+  committedPosition,
+  type KafkaPosition,
+  positionToSummary,
+  samePosition,
+  type TopicIds,
+} from "./snapshot-offsets.ts";
 import type { StreamBatch } from "./stream-batch.ts";
 
 export interface TableReport {
@@ -53,6 +60,8 @@ export interface StreamTarget {
   table: Table | undefined;
   deadLetterTable: Table | undefined;
   stateDir: string;
+  /** The topics' ids as planned: recorded with the offsets, and a change of id restarts a topic's offsets. */
+  topicIds: TopicIds;
 }
 
 export async function writeStream(
@@ -107,9 +116,9 @@ export async function writeStream(
     report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
   }
 
-  const committed = committedOffsets(table.metadata, table.name);
-  const offsets = mergeOffsets(committed, readOffsets);
-  if (batch.rows.count === 0 && offsetsToSummary(offsets) === offsetsToSummary(committed)) {
+  const committed = committedPosition(table.metadata, table.name);
+  const offsets = advancePosition(committed, readOffsets, target.topicIds);
+  if (batch.rows.count === 0 && samePosition(offsets, committed)) {
     // Nothing read (or nothing new past what the table holds): a commit would only add an empty
     // snapshot to the table at every scheduled sync.
     report.durationMs = performance.now() - started;
@@ -211,11 +220,12 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
     });
   }
   const files = await writeRows(target, table, builder);
-  const offsets = mergeOffsets(committedOffsets(table.metadata, table.name), readOffsets);
+  const offsets = advancePosition(committedPosition(table.metadata, table.name), readOffsets, target.topicIds);
   await stamped(table.newFastAppend().appendFile(...files), offsets, target.job).commit();
 }
 
-/** Every floe snapshot records the offsets its table has absorbed and the job that wrote it. */
-function stamped<P extends SnapshotProducer>(producer: P, offsets: TopicPartitionOffsets, job: JobConfig): P {
-  return producer.set(OFFSETS_SUMMARY_KEY, offsetsToSummary(offsets)).set("floe.job", job.name);
+/** Every floe snapshot records the offsets its table has absorbed (with their topics' ids) and the job that wrote it. */
+function stamped<P extends SnapshotProducer>(producer: P, offsets: KafkaPosition, job: JobConfig): P {
+  for (const [key, value] of Object.entries(positionToSummary(offsets))) producer.set(key, value);
+  return producer.set("floe.job", job.name);
 }
