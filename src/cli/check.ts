@@ -13,7 +13,7 @@ import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.t
 import { sampleStreams } from "../sync/sample-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
-import { skippedTopicLines } from "./report.ts";
+import { recreatedTopicLine, skippedTopicLines } from "./report.ts";
 
 interface CheckFlags {
   config: string;
@@ -99,6 +99,7 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
       skipped: plan.skipped,
       partitions: plan.offsets.partitions,
       lost: plan.offsets.lost,
+      recreated: plan.recreated,
       messagesToRead: plan.offsets.offsetsToRead,
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),
@@ -118,6 +119,9 @@ function planToText(plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>):
     }
     const sample = samples.get(t.selection.topic);
     if (sample) lines.push(...sampleLines(sample));
+  }
+  for (const r of plan.recreated) {
+    lines.push(recreatedTopicLine(r, plan.targets.find((t) => t.selection.topic === r.topic)?.selection.stream.mode));
   }
   for (const l of plan.offsets.lost) {
     lines.push(`${l.topic} partition ${l.partition}: ${l.lost} messages expired unread; sync needs --accept-data-loss`);

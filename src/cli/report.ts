@@ -1,6 +1,7 @@
 // The sync report: a table on the terminal, or JSON for scripts (--json). Numbers only; no
 // secret is ever part of a report.
 import type { SkippedTopic } from "../config/topics.ts";
+import type { RecreatedTopic } from "../sync/plan-sync.ts";
 import type { SyncReport } from "../sync/sync.ts";
 
 export function reportToJson(report: SyncReport): string {
@@ -51,6 +52,10 @@ export function reportToText(report: SyncReport): string {
     if (t.skipped > 0) notes.push(`${t.table}: ${t.skipped} bad messages skipped (on_error: skip)`);
   }
   notes.push(...skippedTopicLines(report.skippedTopics));
+  for (const r of report.recreatedTopics) {
+    const mode = report.tables.find((t) => t.topic === r.topic)?.mode;
+    notes.push(recreatedTopicLine(r, mode));
+  }
   for (const l of report.lostMessages) {
     notes.push(
       `${l.topic} partition ${l.partition}: ${l.lost} messages expired unread (accepted with --accept-data-loss)`,
@@ -64,6 +69,18 @@ export function reportToText(report: SyncReport): string {
     );
   out.push("", `${report.messagesRead} messages in ${(report.durationMs / 1000).toFixed(2)} s, ${report.status}`);
   return [...out, ...notes].join("\n");
+}
+
+/** A re-created topic: both ids, where reading started, and what became of the old topic's rows. */
+export function recreatedTopicLine(r: RecreatedTopic, mode: "upsert" | "append" | undefined): string {
+  const kept =
+    mode === "upsert"
+      ? "its rows stay where the new topic has no message with their key"
+      : "its rows stay beside the new topic's";
+  return (
+    `${r.topic}: deleted and re-created (topic id ${r.previousTopicId} -> ${r.topicId}); ` +
+    `read from its log start. ${r.table} recorded the deleted topic: ${kept}`
+  );
 }
 
 /** Skipped topics grouped by reason, a few names each: a cluster can have hundreds. */

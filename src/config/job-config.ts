@@ -25,6 +25,10 @@ export interface KafkaSource {
   readonly security: KafkaSecurity;
   /** Partitions read in parallel. */
   readonly maxThreads: number;
+  /** Connecting to a broker (TCP, TLS, SASL). */
+  readonly connectTimeoutMs: number;
+  /** Waiting for a broker's answer to one request. */
+  readonly requestTimeoutMs: number;
 }
 
 export type KafkaSecurity =
@@ -64,12 +68,15 @@ export type CatalogSettings =
       readonly uri: string;
       readonly warehouse: string | undefined;
       readonly credential: RestCredential | undefined;
+      /** Waiting for the catalog's answer to one request, connecting included. */
+      readonly requestTimeoutMs: number;
     }
   | {
       readonly type: "unity";
       readonly workspaceUrl: string;
       readonly catalog: string;
       readonly credential: TokenCredential | ClientCredential;
+      readonly requestTimeoutMs: number;
     }
   /** The embedded catalog: SQLite in the warehouse folder (an absolute path, or a URI such as s3://). */
   | { readonly type: "sql"; readonly warehouse: string };

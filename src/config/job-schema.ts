@@ -42,6 +42,29 @@ const nonEmpty = z.string().min(1, "must not be empty");
 
 const hostPort = z.string().regex(HOST_PORT, "expected host:port");
 
+/** A duration with its unit, "30s", "1500ms" or "2m", as milliseconds. */
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
+const DURATION_UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+
+function duration(fallback: string, what: string) {
+  return z
+    .union([z.string(), z.number()])
+    .transform((value, ctx) => {
+      const match = typeof value === "string" ? DURATION.exec(value) : null;
+      if (!match) {
+        ctx.addIssue({
+          code: "custom",
+          message: `expected a duration with its unit ("30s", "1500ms" or "2m"), got ${JSON.stringify(value)}`,
+        });
+        return z.NEVER;
+      }
+      return Math.round(Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS]);
+    })
+    .pipe(z.int().min(1, "must be at least 1ms").max(3_600_000, "at most 1 hour (60m)"))
+    .prefault(fallback)
+    .describe(`${what} Default ${fallback}.`);
+}
+
 const bootstrapServers = z
   .union([
     z.array(hostPort).min(1, "list at least one broker"),
@@ -52,17 +75,23 @@ const bootstrapServers = z
   ])
   .describe("Brokers to bootstrap from: a list of host:port, or one comma-separated string.");
 
+/** Why topic_pattern does not compile, as written (the user's terms) or as floe anchors it; undefined when it does. */
+function topicPatternError(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    topicMatcher(pattern);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 const topicPattern = z
   .string()
   .min(1, "must not be empty")
   .superRefine((pattern, ctx) => {
-    try {
-      // The pattern as written, for an error message in the user's terms; then as floe anchors it.
-      new RegExp(pattern);
-      topicMatcher(pattern);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: `not a regular expression: ${(error as Error).message}` });
-    }
+    const error = topicPatternError(pattern);
+    if (error !== undefined) ctx.addIssue({ code: "custom", message: `not a regular expression: ${error}` });
   })
   .describe("Regular expression matched against the whole topic name. Omitted: the topics listed under streams.");
 
@@ -102,6 +131,11 @@ const kafka = z
     sasl: sasl.optional().describe("Required when security.protocol is SASL_PLAINTEXT or SASL_SSL."),
     tls: tls.optional().describe("For security.protocol SSL or SASL_SSL."),
     max_threads: z.int().min(1).max(64).default(4).describe("Partitions read in parallel."),
+    connect_timeout: duration("30s", "Connecting to a broker (TCP, TLS and SASL), e.g. 30s."),
+    request_timeout: duration(
+      "30s",
+      "Waiting for a broker's answer to a request; a request left unanswered that long fails the step.",
+    ),
   })
   .superRefine((k, ctx) => {
     const { protocol } = k.security;
@@ -124,6 +158,10 @@ const kafka = z
     }
   });
 
+function catalogRequestTimeout() {
+  return duration("30s", "Waiting for the catalog's answer to a request (connecting included).");
+}
+
 const restCatalog = z
   .strictObject({
     type: z.literal("rest"),
@@ -134,6 +172,7 @@ const restCatalog = z
     client_secret: secret.optional(),
     scope: nonEmpty.optional().describe("OAuth2 scope (default PRINCIPAL_ROLE:ALL)."),
     oauth2_server_uri: nonEmpty.optional().describe("OAuth2 token endpoint (default <uri>/v1/oauth/tokens)."),
+    request_timeout: catalogRequestTimeout(),
   })
   .superRefine((c, ctx) => {
     checkCredential(c, ctx);
@@ -152,6 +191,7 @@ const unityCatalog = z
     token: secret.optional().describe("Personal access token; or client_id + client_secret (service principal)."),
     client_id: nonEmpty.optional(),
     client_secret: secret.optional(),
+    request_timeout: catalogRequestTimeout(),
   })
   .superRefine((c, ctx) => {
     checkCredential(c, ctx);
@@ -281,7 +321,11 @@ export const jobFileSchema = z
         message: "required when streams lists no topic",
       });
     }
-    const matcher = topic_pattern === undefined ? undefined : topicMatcher(topic_pattern);
+    // A pattern that does not compile is reported on its own key; the streams are then not checked against it.
+    const matcher =
+      topic_pattern === undefined || topicPatternError(topic_pattern) !== undefined
+        ? undefined
+        : topicMatcher(topic_pattern);
     const owners = new Map<string, string>();
     for (const topic of topics) {
       if (isInternalTopic(topic)) {
@@ -320,6 +364,8 @@ export const jobFileSchema = z
       topicPattern: k.topic_pattern,
       security: security(k.security.protocol, k.sasl, k.tls),
       maxThreads: k.max_threads,
+      connectTimeoutMs: k.connect_timeout,
+      requestTimeoutMs: k.request_timeout,
     };
     const destination: IcebergDestination = {
       catalog: catalogSettings(i.catalog),
@@ -401,7 +447,7 @@ function catalogSettings(c: CatalogInput): CatalogSettings {
           oauth2ServerUri: c.oauth2_server_uri,
         };
       }
-      return { type: "rest", uri: c.uri, warehouse: c.warehouse, credential };
+      return { type: "rest", uri: c.uri, warehouse: c.warehouse, credential, requestTimeoutMs: c.request_timeout };
     }
     case "unity":
       return {
@@ -410,6 +456,7 @@ function catalogSettings(c: CatalogInput): CatalogSettings {
         catalog: c.catalog,
         credential:
           c.token !== undefined ? { token: c.token } : { clientId: c.client_id!, clientSecret: c.client_secret! },
+        requestTimeoutMs: c.request_timeout,
       };
     case "sql":
       return { type: "sql", warehouse: c.warehouse };

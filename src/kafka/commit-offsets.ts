@@ -113,8 +113,11 @@ export async function commitGroupOffsets(
     }));
   if (topics.length === 0) return;
   try {
-    await cluster.admin.alterConsumerGroupOffsets({ groupId: group, topics });
+    await cluster.bounded(`committing the offsets of consumer group ${group}`, () =>
+      cluster.admin.alterConsumerGroupOffsets({ groupId: group, topics }),
+    );
   } catch (error) {
+    if (error instanceof KafkaError) throw error;
     if (hasProtocolError(error, ...memberErrors)) {
       const activity = await describeGroup(cluster, group).catch(
         (): GroupActivity => ({

@@ -2,11 +2,17 @@
 // @platformatic/kafka, one handle that owns the admin client, and connection failures turned into
 // one error that names the bootstrap servers and says what to check. No message ever contains the
 // password: errors are built from the settings minus the secret, and library text is scrubbed.
+//
+// Every connect and every request is bounded (connectTimeoutMs, requestTimeoutMs). The library
+// retries a timed-out request, and nests those retries (each metadata attempt retries its
+// ApiVersions handshake), so that a server that accepts connections and never answers held a
+// step for 16 request timeouts, 8 minutes. An admin step here fails at its first timeout instead,
+// naming the step and the server.
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { inspect } from "node:util";
-import { Admin, type BaseOptions, Consumer } from "@platformatic/kafka";
+import { Admin, type BaseOptions, Consumer, TimeoutError } from "@platformatic/kafka";
 import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
 import { describeCause, KafkaError, walk } from "./errors.ts";
 
@@ -48,9 +54,17 @@ export interface KafkaConnectionConfig {
   bootstrapServers: string[];
   clientId?: string;
   security: KafkaSecurity;
+  /** Connecting to a broker, TCP, TLS and SASL handshakes included. Default 30 s. */
+  connectTimeoutMs?: number;
+  /** Waiting for a broker's answer to one request. Default 30 s. */
+  requestTimeoutMs?: number;
 }
 
 const defaultClientId = "floe";
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** The library's own delay between attempts, kept for the retries that are not timeouts. */
+const RETRY_DELAY_MS = 1000;
 
 /** The settings are inconsistent (e.g. SASL_SSL without credentials); raised before any connection. */
 export class KafkaConfigError extends KafkaError {
@@ -81,6 +95,8 @@ export function clientOptions(config: KafkaConnectionConfig): BaseOptions {
   const options: BaseOptions = {
     clientId: config.clientId ?? defaultClientId,
     bootstrapBrokers: [...config.bootstrapServers],
+    connectTimeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    requestTimeout: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   };
   if (protocol === "SSL" || protocol === "SASL_SSL") {
     options.tls = tlsOptions(tls ?? {});
@@ -115,13 +131,28 @@ export class KafkaCluster {
   readonly description: string;
   readonly #options: BaseOptions;
   readonly #admin: Admin;
+  /** The admin steps under way, each failed by the first request or connect of the admin client that times out. */
+  readonly #pending = new Set<(timeout: unknown) => void>();
+  /** host:port of the brokers that accepted a connection (and the SASL handshake): a timeout after that is the server not answering. */
+  readonly #connected = new Set<string>();
 
   private constructor(config: KafkaConnectionConfig) {
     useContiguousResponseBuffers();
     this.#options = clientOptions(config);
     this.config = config;
     this.description = describeConnection(config);
-    this.#admin = new Admin(this.#options);
+    this.#admin = new Admin({
+      ...this.#options,
+      // Called before each retry with the error that failed the attempt: a timeout ends the step
+      // now rather than after the library's nested retries.
+      retryDelay: (_client, _operation, _attempt, _retries, error) => {
+        if (isTimeout(error)) for (const fail of this.#pending) fail(error);
+        return RETRY_DELAY_MS;
+      },
+    });
+    this.#admin.on("client:broker:connect", (event: { broker?: { host: string; port: number } }) => {
+      if (event.broker) this.#connected.add(`${event.broker.host}:${event.broker.port}`);
+    });
   }
 
   /** Connects and fetches the cluster metadata once, so that a wrong address or credential fails here, clearly. */
@@ -156,7 +187,7 @@ export class KafkaCluster {
    */
   async run<T>(what: string, work: (admin: Admin) => Promise<T>): Promise<T> {
     try {
-      return await work(this.#admin);
+      return await this.bounded(what, () => work(this.#admin));
     } catch (error) {
       if (error instanceof KafkaError) throw error;
       throw (
@@ -164,6 +195,52 @@ export class KafkaCluster {
         new KafkaError(`${what} failed: ${this.scrub(describeCause(error))}`, { cause: error })
       );
     }
+  }
+
+  /**
+   * Runs a step of the admin client that ends at the first connect or request that times out,
+   * with a KafkaConnectionError naming the step and the server. Other errors pass through as the
+   * library raised them.
+   */
+  async bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
+    let fail!: (timeout: unknown) => void;
+    const timedOut = new Promise<never>((_, reject) => {
+      fail = (timeout) => reject(this.#timeoutError(what, timeout));
+    });
+    this.#pending.add(fail);
+    try {
+      return await Promise.race([work(), timedOut]);
+    } catch (error) {
+      if (!(error instanceof KafkaError) && isTimeout(error)) throw this.#timeoutError(what, error);
+      throw error;
+    } finally {
+      this.#pending.delete(fail);
+    }
+  }
+
+  #timeoutError(what: string, timeout: unknown): KafkaConnectionError {
+    const { protocol } = this.config.security;
+    const servers = this.config.bootstrapServers.join(", ");
+    const seconds = (ms: number | undefined) => `${(ms ?? 0) / 1000} s`;
+    const connectTimeout = seconds(this.#options.connectTimeout);
+    const requestTimeout = seconds(this.#options.requestTimeout);
+    const connecting = [...walk(timeout)].some((e) => e instanceof TimeoutError && /^Connection/.test(e.message));
+    if (connecting || this.#connected.size === 0) {
+      return new KafkaConnectionError(
+        this.config.bootstrapServers,
+        `cannot connect to Kafka at ${this.description}: ${what}: no connection within ${connectTimeout} (connect_timeout)`,
+        `Check that ${servers} is reachable from this machine (firewall, VPN) and that security.protocol (${protocol}) matches the listener.`,
+        { cause: timeout },
+      );
+    }
+    const connected = [...this.#connected].join(", ");
+    return new KafkaConnectionError(
+      this.config.bootstrapServers,
+      `Kafka at ${this.description} did not answer within ${requestTimeout} (request_timeout): ${what}: ` +
+        `${connected} accepted the connection but answered no request`,
+      `Check that ${connected} is a Kafka listener (not another service, or a proxy that holds connections) and that the broker is healthy; source.kafka.request_timeout sets how long floe waits.`,
+      { cause: timeout },
+    );
   }
 
   /** The KafkaConnectionError for a library error that is a connection failure, else undefined. */
@@ -226,6 +303,12 @@ function validate(config: KafkaConnectionConfig): void {
   if (tls && Boolean(tls.cert) !== Boolean(tls.key)) {
     throw new KafkaConfigError("security.tls needs both cert and key for a client certificate, or neither");
   }
+}
+
+/** A connect or a request of the library that timed out, anywhere in the error tree. */
+function isTimeout(error: unknown): boolean {
+  for (const e of walk(error)) if (e instanceof TimeoutError) return true;
+  return false;
 }
 
 function reveal(password: string | Revealable): string {

@@ -1,12 +1,19 @@
-// The topics of the cluster and their partition counts. Which of them a job drains is the job's
-// business (config/topics.ts: topic_pattern, streams, internal topics); this file only asks the
-// cluster.
+// The topics of the cluster, their partition counts and their topic ids. Which of them a job
+// drains is the job's business (config/topics.ts: topic_pattern, streams, internal topics); this
+// file only asks the cluster.
+//
+// A topic id (KIP-516) is a UUID the cluster gives a topic when it is created: a topic deleted
+// and re-created under the same name gets a new one, and its offsets start over. Ids are written
+// as Kafka's own tools write them (kafka-topics.sh --describe: "TopicId: ..."), the 16 bytes in
+// URL-safe base64 without padding, so that a user can compare them.
 import type { KafkaCluster } from "./connection.ts";
 import { KafkaError } from "./errors.ts";
 
 export interface DiscoveredTopic {
   topic: string;
   partitions: number;
+  /** Undefined when the cluster gives none (a broker before Kafka 2.8, or Metadata below v10). */
+  topicId: string | undefined;
 }
 
 /** Every topic of the cluster, internal ones included, sorted by name. */
@@ -15,7 +22,7 @@ export async function listTopics(cluster: KafkaCluster): Promise<string[]> {
   return [...names].sort();
 }
 
-/** The partition counts of the topics, in the order given. */
+/** The partition counts and ids of the topics, in the order given. */
 export async function listTopicPartitions(
   cluster: KafkaCluster,
   topics: readonly string[],
@@ -25,9 +32,22 @@ export async function listTopicPartitions(
     admin.metadata({ topics: [...topics], forceUpdate: true }),
   );
   return topics.map((topic) => {
-    const partitions = metadata.topics.get(topic)?.partitionsCount;
+    const found = metadata.topics.get(topic);
     // A topic deleted since it was listed has no metadata.
-    if (partitions === undefined) throw new KafkaError(`topic ${topic} does not exist (deleted since it was listed?)`);
-    return { topic, partitions };
+    if (found === undefined) throw new KafkaError(`topic ${topic} does not exist (deleted since it was listed?)`);
+    return { topic, partitions: found.partitionsCount, topicId: kafkaTopicId(found.id) };
   });
+}
+
+const ZERO_UUID = "00000000000000000000000000000000";
+
+/**
+ * The library's hyphenated hex UUID as Kafka writes a topic id; undefined for the zero UUID
+ * (Kafka's "no id") and for what is not a UUID (the library puts the topic name there when the
+ * broker's Metadata version carries no ids).
+ */
+export function kafkaTopicId(uuid: string | undefined): string | undefined {
+  const hex = uuid?.replaceAll("-", "").toLowerCase();
+  if (hex === undefined || !/^[0-9a-f]{32}$/.test(hex) || hex === ZERO_UUID) return undefined;
+  return Buffer.from(hex, "hex").toString("base64url");
 }

@@ -14,6 +14,11 @@
 // - ahead: the resume offset is above the high watermark, so the partition is not the one we read
 //   (topic deleted and re-created, or truncated by an unclean leader election). Nothing is read
 //   there; the sync should fail (OffsetsAheadError): resuming later would silently skip messages.
+//
+// A topic the caller knows was deleted and re-created since its offsets were committed (its topic
+// id changed, see discover.ts) starts at its log start: the committed offsets, the group's as
+// much as the caller's, count messages of the deleted topic. Only the caller can know it: the
+// group's committed offsets carry no topic id.
 import { readGroupOffsets, type TopicPartitionOffsets, type TopicPartitions } from "./commit-offsets.ts";
 import type { KafkaCluster } from "./connection.ts";
 import { KafkaError } from "./errors.ts";
@@ -31,7 +36,7 @@ export interface PartitionPlan {
   highWatermark: bigint;
   /** Offset of the first message of the oldest open transaction; the high watermark when none is open. */
   lastStableOffset: bigint;
-  /** The group's committed offset; null when the group has none for this partition. */
+  /** The group's committed offset; null when the group has none for this partition, or has it for a deleted topic of this name. */
   groupOffset: bigint | null;
   /** The offset recorded in the table; null when the table has none for this partition. */
   tableOffset: bigint | null;
@@ -139,14 +144,22 @@ export function planPartition(
 /**
  * Lists the log start offset, high watermark and last stable offset of every partition of the
  * topics, and the group's committed offsets (read without joining the group), and plans each
- * partition. `tableOffsets` (from the table's snapshot summary) win over the group's.
+ * partition. `tableOffsets` (from the table's snapshot summary) win over the group's; a topic of
+ * `recreatedTopics` has neither.
  */
 export async function planOffsets(
   cluster: KafkaCluster,
-  input: { topics: readonly TopicPartitions[]; consumerGroup: string; tableOffsets?: TopicPartitionOffsets },
+  input: {
+    topics: readonly TopicPartitions[];
+    consumerGroup: string;
+    tableOffsets?: TopicPartitionOffsets;
+    /** Topics deleted and re-created since their offsets were committed: read from the log start, whatever the group says. */
+    recreatedTopics?: ReadonlySet<string>;
+  },
 ): Promise<OffsetPlan> {
   const { topics, consumerGroup } = input;
   const tableOffsets = input.tableOffsets ?? new Map();
+  const recreated = input.recreatedTopics ?? new Set<string>();
   if (topics.length === 0) return { consumerGroup, partitions: [], lost: [], ahead: [], offsetsToRead: 0n };
   const [logStart, highWatermark, lastStable, group] = await Promise.all([
     listOffsets(cluster, topics, -2n, 0),
@@ -163,8 +176,8 @@ export async function planOffsets(
         logStartOffset: required(logStart, topic, partition, "log start offset"),
         highWatermark: required(highWatermark, topic, partition, "high watermark"),
         lastStableOffset: required(lastStable, topic, partition, "last stable offset"),
-        groupOffset: group.get(topic)?.get(partition) ?? null,
-        tableOffset: tableOffsets.get(topic)?.get(partition) ?? null,
+        groupOffset: recreated.has(topic) ? null : (group.get(topic)?.get(partition) ?? null),
+        tableOffset: recreated.has(topic) ? null : (tableOffsets.get(topic)?.get(partition) ?? null),
       };
       const { plan: partitionPlan, lost, ahead } = planPartition(topic, partition, offsets);
       plan.partitions.push(partitionPlan);

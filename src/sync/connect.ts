@@ -9,6 +9,8 @@ export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
   const security = source.security;
   return {
     bootstrapServers: [...source.bootstrapServers],
+    connectTimeoutMs: source.connectTimeoutMs,
+    requestTimeoutMs: source.requestTimeoutMs,
     security: {
       protocol: security.protocol,
       ...("sasl" in security ? { sasl: { ...security.sasl } } : {}),
@@ -34,6 +36,7 @@ export function catalogConfig(settings: CatalogSettings): CatalogConfig {
       return {
         type: "rest",
         uri: settings.uri,
+        requestTimeoutMs: settings.requestTimeoutMs,
         ...(settings.warehouse === undefined ? {} : { warehouse: settings.warehouse }),
         ...(credential === undefined
           ? {}
@@ -55,6 +58,7 @@ export function catalogConfig(settings: CatalogSettings): CatalogConfig {
         type: "unity",
         workspaceUrl: settings.workspaceUrl,
         catalog: settings.catalog,
+        requestTimeoutMs: settings.requestTimeoutMs,
         ...("token" in credential
           ? { token: credential.token.reveal() }
           : { clientId: credential.clientId, clientSecret: credential.clientSecret.reveal() }),

@@ -4,12 +4,18 @@
 // already holds some of these messages: landing ours too would hold them twice. So at every
 // commit attempt, against the parent that attempt commits on, the parent's offsets of every
 // partition this commit absorbs must be the ones the sync started from, partition by
-// partition (the check the Iceberg Kafka Connect sink makes on every commit); and the offsets
-// the new snapshot records are the parent's with this commit's partitions advanced, never a
-// stale copy of another writer's.
+// partition, and recorded under the same topic id (the check the Iceberg Kafka Connect sink
+// makes on every commit); and the position the new snapshot records is the parent's with this
+// commit's partitions advanced, never a stale copy of another writer's.
 import type { SnapshotProducer } from "../iceberg/commit/snapshot-producer.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
-import { mergeOffsets, OFFSETS_SUMMARY_KEY, offsetsAt, offsetsToSummary } from "./snapshot-offsets.ts";
+import {
+  advancePosition,
+  type KafkaPosition,
+  positionAt,
+  positionToSummary,
+  type TopicIds,
+} from "./snapshot-offsets.ts";
 
 /** Summary key of the job that wrote a snapshot. */
 export const JOB_SUMMARY_KEY = "floe.job";
@@ -24,22 +30,28 @@ export interface OffsetClaim {
   /** The table, for messages. */
   table: string;
   job: string;
-  /** Offsets the table held when this sync read from it (absent partition: none recorded). */
-  startedFrom: TopicPartitionOffsets;
+  /** The position the table held when this sync read from it (absent partition: none recorded). */
+  startedFrom: KafkaPosition;
   /** Offsets this commit advances the table to. */
   read: TopicPartitionOffsets;
+  /** The ids of the topics as this sync read them. */
+  topicIds: TopicIds;
 }
 
 /** Makes `producer` land only on a parent whose offsets are claim.startedFrom, recording claim.read. */
 export function claimOffsets<P extends SnapshotProducer>(producer: P, claim: OffsetClaim): P {
   return producer
     .validate((base, parent) => {
-      const { offsets, recordedBy } = offsetsAt(base, parent, claim.table);
+      const { position, recordedBy } = positionAt(base, parent, claim.table);
       const moved: string[] = [];
       for (const [topic, partitions] of claim.read) {
+        const id = position.topicIds.get(topic);
+        const startedId = claim.startedFrom.topicIds.get(topic);
+        if (id !== startedId)
+          moved.push(`${topic} recorded as topic id ${id ?? "none"}, this sync started from ${startedId ?? "none"}`);
         for (const partition of partitions.keys()) {
-          const expected = claim.startedFrom.get(topic)?.get(partition);
-          const found = offsets.get(topic)?.get(partition);
+          const expected = claim.startedFrom.offsets.get(topic)?.get(partition);
+          const found = position.offsets.get(topic)?.get(partition);
           if (found !== expected) {
             moved.push(
               `${topic} partition ${partition} at ${found ?? "none"}, this sync started from ${expected ?? "none"}`,
@@ -55,8 +67,8 @@ export function claimOffsets<P extends SnapshotProducer>(producer: P, claim: Off
           `${moved.join("; ")}. This commit did not land; is another floe sync of job ${claim.job} running? Run again once it is done.`,
       );
     })
-    .setFromParent(OFFSETS_SUMMARY_KEY, (base, parent) =>
-      offsetsToSummary(mergeOffsets(offsetsAt(base, parent, claim.table).offsets, claim.read)),
+    .setFromParent((base, parent) =>
+      positionToSummary(advancePosition(positionAt(base, parent, claim.table).position, claim.read, claim.topicIds)),
     )
     .set(JOB_SUMMARY_KEY, claim.job);
 }

@@ -2,6 +2,12 @@
 // others are skipped), the tables they land in as they are now, and per partition where
 // reading starts (the table's committed offsets win over the group's) and stops (the high
 // watermark listed now). `floe sync` executes it; `floe check` only shows it.
+//
+// A topic whose id differs from the one its table recorded was deleted and re-created: it is
+// read from its log start, the table's offsets and the group's are left aside (both count the
+// deleted topic's messages), and the plan names it with both ids. Its table keeps the rows it
+// has: an append table then holds both topics' messages, an upsert table the latest row per key
+// over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
 import type { JobConfig } from "../config/job-config.ts";
 import { engineConflicts } from "../config/target-engines.ts";
 import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
@@ -11,7 +17,7 @@ import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import type { KafkaCluster } from "../kafka/connection.ts";
 import { listTopicPartitions, listTopics } from "../kafka/discover.ts";
 import { type OffsetPlan, planOffsets } from "../kafka/plan.ts";
-import { committedOffsets } from "./snapshot-offsets.ts";
+import { committedPosition, replacedTopicId, type TopicIds } from "./snapshot-offsets.ts";
 
 /** A selected topic with its table and dead-letter table, each undefined until first written. */
 export interface StreamTargets {
@@ -20,10 +26,22 @@ export interface StreamTargets {
   deadLetterTable: Table | undefined;
 }
 
+/** A topic deleted and re-created since its table last recorded offsets. */
+export interface RecreatedTopic {
+  topic: string;
+  /** `namespace.table`: the table (or its dead-letter table) whose offsets were of the old topic. */
+  table: string;
+  previousTopicId: string;
+  topicId: string;
+}
+
 export interface SyncPlan {
   targets: StreamTargets[];
   skipped: readonly SkippedTopic[];
   offsets: OffsetPlan;
+  /** The id of every selected topic the cluster gives one. */
+  topicIds: TopicIds;
+  recreated: RecreatedTopic[];
 }
 
 export class EngineConflictError extends Error {
@@ -41,20 +59,38 @@ export function checkTargetEngines(job: JobConfig): void {
 export async function planSync(job: JobConfig, cluster: KafkaCluster, catalog: Catalog): Promise<SyncPlan> {
   const { selected, skipped } = selectTopics(job, await listTopics(cluster));
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
+  const topics = await listTopicPartitions(
+    cluster,
+    selected.map((s) => s.topic),
+  );
+  const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
   const tableOffsets: TopicPartitionOffsets = new Map();
-  for (const { table, selection } of targets) {
-    const offsets = table && committedOffsets(table.metadata, table.name).get(selection.topic);
-    if (offsets) tableOffsets.set(selection.topic, offsets);
+  const recreated: RecreatedTopic[] = [];
+  for (const { table, deadLetterTable, selection } of targets) {
+    const { topic } = selection;
+    const topicId = topicIds.get(topic);
+    // The table's offsets are where the sync resumes; the dead-letter table's tell the topic's
+    // identity when the table has none (every message so far was bad: the group's offsets are used).
+    const [recorded] = [table, deadLetterTable].flatMap((t) => {
+      if (!t) return [];
+      const position = committedPosition(t.metadata, t.name);
+      return position.offsets.has(topic) ? [{ table: t, position }] : [];
+    });
+    if (!recorded) continue;
+    const previousTopicId = replacedTopicId(recorded.position, topic, topicId);
+    if (previousTopicId && topicId) {
+      recreated.push({ topic, table: recorded.table.name, previousTopicId, topicId });
+    } else if (recorded.table === table) {
+      tableOffsets.set(topic, recorded.position.offsets.get(topic)!);
+    }
   }
   const offsets = await planOffsets(cluster, {
-    topics: await listTopicPartitions(
-      cluster,
-      selected.map((s) => s.topic),
-    ),
+    topics,
     consumerGroup: job.kafka.consumerGroup,
     tableOffsets,
+    recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });
-  return { targets, skipped, offsets };
+  return { targets, skipped, offsets, topicIds, recreated };
 }
 
 async function loadTargets(catalog: Catalog, job: JobConfig, selection: SelectedTopic): Promise<StreamTargets> {

@@ -13,8 +13,8 @@ import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafk
 import { type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
 import { faultPoint } from "./fault-points.ts";
-import { checkTargetEngines, planSync } from "./plan-sync.ts";
-import { committedOffsets } from "./snapshot-offsets.ts";
+import { checkTargetEngines, planSync, type RecreatedTopic } from "./plan-sync.ts";
+import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
 import { StreamBatch } from "./stream-batch.ts";
 import { type TableReport, writeStream } from "./write-stream.ts";
 
@@ -49,6 +49,8 @@ export interface SyncReport {
   groupCommitError?: string;
   skippedTopics: readonly SkippedTopic[];
   lostMessages: LostMessages[];
+  /** Topics deleted and re-created since the last sync: read from their log start. */
+  recreatedTopics: RecreatedTopic[];
   tables: TableReport[];
   messagesRead: number;
   durationMs: number;
@@ -63,7 +65,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
   try {
     const connected = await loadCatalog(catalogConfig(job.iceberg.catalog));
     catalog = connected;
-    const { targets, skipped, offsets: plan } = await planSync(job, cluster, connected);
+    const { targets, skipped, offsets: plan, topicIds, recreated } = await planSync(job, cluster, connected);
     const namespace = [job.iceberg.namespace];
     if (!(await connected.namespaceExists(namespace))) {
       try {
@@ -91,27 +93,39 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
           catalog: connected,
           table: t.table,
           deadLetterTable: t.deadLetterTable,
-          tableOffsets: t.table ? committedOffsets(t.table.metadata, t.table.name) : new Map(),
-          deadLetterOffsets: t.deadLetterTable
-            ? committedOffsets(t.deadLetterTable.metadata, t.deadLetterTable.name)
-            : new Map(),
+          tablePosition: t.table ? committedPosition(t.table.metadata, t.table.name) : noPosition(),
+          deadLetterPosition: t.deadLetterTable
+            ? committedPosition(t.deadLetterTable.metadata, t.deadLetterTable.name)
+            : noPosition(),
           stateDir: options.stateDir,
+          topicIds,
         },
       ]),
     );
     const reports = new Map<string, TableReport>();
     const delivered: TopicPartitionOffsets = new Map();
+    // A re-created topic's tables record every partition from where it starts now, read or not:
+    // their offsets of the deleted topic must not survive in a partition nothing was read from.
+    for (const p of plan.partitions.filter((p) => recreated.some((r) => r.topic === p.topic))) {
+      delivered.set(p.topic, (delivered.get(p.topic) ?? new Map<number, bigint>()).set(p.partition, p.startOffset));
+    }
     const newBatches = () =>
       new Map(
         targets.map(({ selection }) => {
           const { table, deadLetterTable } = writeTargets.get(selection.topic)!;
-          const deadLetters = deadLetterTable && committedOffsets(deadLetterTable.metadata, deadLetterTable.name);
+          const deadLetters =
+            deadLetterTable &&
+            offsetsOfTopic(
+              committedPosition(deadLetterTable.metadata, deadLetterTable.name),
+              selection.topic,
+              topicIds.get(selection.topic),
+            );
           return [
             selection.topic,
             new StreamBatch(
               selection,
               table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
-              deadLetters?.get(selection.topic) ?? new Map(),
+              deadLetters ?? new Map(),
             ),
           ];
         }),
@@ -182,6 +196,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
       ...(groupCommitError === undefined ? {} : { groupCommitError }),
       skippedTopics: skipped,
       lostMessages: plan.lost,
+      recreatedTopics: recreated,
       tables,
       messagesRead: result.messages,
       durationMs: performance.now() - started,
@@ -190,6 +205,10 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     await catalog?.close();
     await cluster.close();
   }
+}
+
+function noPosition(): KafkaPosition {
+  return { offsets: new Map(), topicIds: new Map() };
 }
 
 /** Two commits' reports of one table in one sync, added up. */

@@ -24,7 +24,13 @@ import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
 import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
 import { RowBatch } from "./row-batch.ts";
-import { committedOffsets, mergeOffsets, offsetsToSummary } from "./snapshot-offsets.ts";
+import {
+  advancePosition,
+  committedPosition,
+  type KafkaPosition,
+  samePosition,
+  type TopicIds,
+} from "./snapshot-offsets.ts";
 import type { StreamBatch } from "./stream-batch.ts";
 
 export interface TableReport {
@@ -57,10 +63,12 @@ export interface StreamTarget {
   /** The topic's table, once it exists. */
   table: Table | undefined;
   deadLetterTable: Table | undefined;
-  /** The offsets each table held when this sync planned, then those of its own last commit. */
-  tableOffsets: TopicPartitionOffsets;
-  deadLetterOffsets: TopicPartitionOffsets;
+  /** The position each table held when this sync planned, then that of its own last commit. */
+  tablePosition: KafkaPosition;
+  deadLetterPosition: KafkaPosition;
   stateDir: string;
+  /** The topics' ids as planned: recorded with the offsets, and a change of id restarts a topic's offsets. */
+  topicIds: TopicIds;
 }
 
 export async function writeStream(
@@ -119,11 +127,8 @@ export async function writeStream(
     await faultPoint("after-schema-change");
   }
 
-  const committed = target.tableOffsets;
-  if (
-    batch.rows.count === 0 &&
-    offsetsToSummary(mergeOffsets(committed, readOffsets)) === offsetsToSummary(committed)
-  ) {
+  const committed = target.tablePosition;
+  if (batch.rows.count === 0 && samePosition(advancePosition(committed, readOffsets, target.topicIds), committed)) {
     // Nothing read (or nothing new past what the table holds): a commit would only add an empty
     // snapshot to the table at every scheduled sync.
     report.durationMs = performance.now() - started;
@@ -134,7 +139,13 @@ export async function writeStream(
   const rows = batch.rows;
   const hashes = stream.dedupKeys.length > 0 ? hashRowKeys(rows, stream.dedupKeys, schema) : undefined;
 
-  const claim: OffsetClaim = { table: table.name, job: job.name, startedFrom: committed, read: readOffsets };
+  const claim: OffsetClaim = {
+    table: table.name,
+    job: job.name,
+    startedFrom: committed,
+    read: readOffsets,
+    topicIds: target.topicIds,
+  };
   let snapshot: Snapshot;
   if (stream.mode === "append") {
     const rowBatch = new RowBatch(schema, rows.count);
@@ -186,7 +197,7 @@ export async function writeStream(
     report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
     report.positionsDeleted = deletes.positionsDeleted;
   }
-  target.tableOffsets = committedOffsets(table.metadata, table.name);
+  target.tablePosition = committedPosition(table.metadata, table.name);
   report.snapshotId = snapshot.snapshotId.toString();
   report.durationMs = performance.now() - started;
   return report;
@@ -253,7 +264,13 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
     });
   }
   const files = await writeRows(target, table, builder);
-  const claim = { table: table.name, job: target.job.name, startedFrom: target.deadLetterOffsets, read: readOffsets };
+  const claim: OffsetClaim = {
+    table: table.name,
+    job: target.job.name,
+    startedFrom: target.deadLetterPosition,
+    read: readOffsets,
+    topicIds: target.topicIds,
+  };
   await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
-  target.deadLetterOffsets = committedOffsets(table.metadata, table.name);
+  target.deadLetterPosition = committedPosition(table.metadata, table.name);
 }

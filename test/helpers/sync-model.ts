@@ -132,6 +132,11 @@ export class UpsertModel {
     this.tombstonesDelete = tombstonesDelete;
   }
 
+  /** The topic was deleted and re-created: its partitions are new ones, and a key may now be in another. */
+  topicRecreated(): void {
+    this.partitionOfKey.clear();
+  }
+
   apply(batch: readonly ModelMessage[]): BatchFigures {
     const figures: BatchFigures = {
       messagesRead: batch.length,

@@ -28,14 +28,23 @@ after(async () => {
   await Promise.all([deleteTopic(orders), deleteTopic(customers), deleteTopic(ordersDlq)]);
 });
 
-test("the cluster lists its topics, internal ones included, with partition counts", { timeout: 30_000 }, async () => {
+test("the cluster lists its topics, internal ones included, with partition counts and topic ids", {
+  timeout: 30_000,
+}, async () => {
   const topics = await listTopics(cluster);
   assert.ok(topics.includes("__consumer_offsets"));
   assert.ok([orders, customers, ordersDlq].every((t) => topics.includes(t)));
-  assert.deepEqual(await listTopicPartitions(cluster, [orders, customers]), [
-    { topic: orders, partitions: 3 },
-    { topic: customers, partitions: 1 },
-  ]);
+  const listed = await listTopicPartitions(cluster, [orders, customers]);
+  assert.deepEqual(
+    listed.map(({ topic, partitions }) => ({ topic, partitions })),
+    [
+      { topic: orders, partitions: 3 },
+      { topic: customers, partitions: 1 },
+    ],
+  );
+  // Topic ids as kafka-topics.sh prints them: 16 bytes in URL-safe base64, one per topic.
+  for (const { topicId } of listed) assert.match(topicId ?? "", /^[A-Za-z0-9_-]{22}$/);
+  assert.notEqual(listed[0]?.topicId, listed[1]?.topicId);
   await assert.rejects(listTopicPartitions(cluster, [`${run}_gone`]), new RegExp(`${run}_gone`));
 });
 

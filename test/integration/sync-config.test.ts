@@ -393,7 +393,7 @@ test("retention: messages deleted unread fail the sync with exit 3 and the count
   assert.doesNotMatch(next.stdout, /expired/);
 });
 
-test("a re-created topic (the table's offsets past the end of the log) fails the sync with exit 1 instead of skipping its messages", async () => {
+test("a re-created topic (the table's offsets past the end of the log) is read from its log start, and the report names both topic ids", async () => {
   const topic = `cli${run}_recreated`;
   await createTopic(topic);
   await produce(
@@ -418,11 +418,16 @@ test("a re-created topic (the table's offsets past the end of the log) fails the
   }
   await produce(topic, [{ value: json({ n: 4 }) }]);
   const again = await floe(["sync", "--config", file]);
-  assert.equal(again.code, 1, again.stdout);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /1 messages in [\d.]+ s, complete/);
   assert.match(
-    again.stderr,
+    again.stdout,
     new RegExp(
-      `offsets beyond the end of the log .*${topic} partition 0: resume at 3 \\(table offset\\) but the log ends at 1`,
+      `${topic}: deleted and re-created \\(topic id [\\w-]{22} -> [\\w-]{22}\\); read from its log start\\. ` +
+        `recreated_topics\\.${topic} recorded the deleted topic: its rows stay beside the new topic's`,
     ),
   );
+  const rerun = await floe(["sync", "--config", file, "--json"]);
+  assert.equal(rerun.code, 0, rerun.stderr);
+  assert.deepEqual(JSON.parse(rerun.stdout).recreatedTopics, [], "once: the table records the new id");
 });

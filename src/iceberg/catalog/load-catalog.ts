@@ -6,13 +6,16 @@ import { connectRestCatalog, type RestCatalogOptions } from "./rest-catalog.ts";
 import { openSqlCatalog, type SqlCatalogOptions } from "./sql-catalog.ts";
 import { type UnityOptions, unityCatalogOptions } from "./unity.ts";
 
-/** What configuration sets of each catalog's options; FileIO, timeouts and retries are the caller's. */
-type RestConfig = Pick<RestCatalogOptions, "name" | "uri" | "warehouse" | "credential" | "headers" | "properties">;
+/** What configuration sets of each catalog's options; FileIO and retries are the caller's. */
+type RestConfig = Pick<
+  RestCatalogOptions,
+  "name" | "uri" | "warehouse" | "credential" | "headers" | "properties" | "requestTimeoutMs"
+>;
 type SqlConfig = Pick<SqlCatalogOptions, "name" | "warehouse" | "uri">;
 
 export type CatalogConfig =
   | ({ type: "rest" } & RestConfig)
-  | ({ type: "unity" } & UnityOptions)
+  | ({ type: "unity" } & UnityOptions & Pick<RestCatalogOptions, "requestTimeoutMs">)
   | ({ type: "sql" } & SqlConfig);
 
 export const DEFAULT_CATALOG: CatalogConfig = { type: "sql", name: "floe", warehouse: "./warehouse" };
@@ -27,8 +30,12 @@ export async function loadCatalog(
       return connectRestCatalog({ ...rest, ...options });
     }
     case "unity": {
-      const { type: _, ...unity } = config;
-      return connectRestCatalog({ ...unityCatalogOptions(unity), ...options });
+      const { type: _, requestTimeoutMs, ...unity } = config;
+      return connectRestCatalog({
+        ...unityCatalogOptions(unity),
+        ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+        ...options,
+      });
     }
     case "sql": {
       const { type: _, ...sql } = config;

@@ -64,6 +64,7 @@ export class OAuth2ClientCredentials implements AuthSession {
     const { tokenUri, clientId, clientSecret, scope } = this.#options;
     const where = redactUrl(tokenUri);
     const requestedAt = this.#now();
+    const timeoutMs = this.#options.requestTimeoutMs ?? 30_000;
     let response: Response;
     try {
       response = await fetch(tokenUri, {
@@ -79,15 +80,16 @@ export class OAuth2ClientCredentials implements AuthSession {
           client_secret: clientSecret,
           scope,
         }).toString(),
-        signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       const failure = networkFailure(error);
       if (!failure) throw error;
-      throw new CatalogUnreachableError(
-        call,
-        `cannot reach the OAuth2 token endpoint ${where} (${failure.code}); check \`oauth2-server-uri\` / \`uri\``,
-      );
+      const what =
+        failure.code === "timeout"
+          ? `the OAuth2 token endpoint ${where} did not answer within ${timeoutMs / 1000} s (request_timeout)`
+          : `cannot reach the OAuth2 token endpoint ${where} (${failure.code})`;
+      throw new CatalogUnreachableError(call, `${what}; check \`oauth2-server-uri\` / \`uri\``);
     }
     const text = this.redact(await response.text());
     if (!response.ok) {

@@ -8,7 +8,8 @@
 // 409 AlreadyExists (create) or CommitFailed (commit), and on commit 500, 502, 503 and 504
 // leave the commit state unknown (503 is "request could have been partially processed").
 // GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
-// repeated POST could apply twice.
+// repeated POST could apply twice. A request that times out is not retried either: each attempt
+// would wait as long again for a server that does not answer.
 import type { FileIO, FileIOFactory } from "../io/file-io.ts";
 import { localFileIO } from "../io/local-file-io.ts";
 import { parseJson, stringifyJson } from "../spec/json.ts";
@@ -41,6 +42,9 @@ import {
 import { networkFailure, redactUrl, sleep } from "./http.ts";
 import { OAuth2ClientCredentials } from "./oauth2.ts";
 import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
+import { UNITY_ICEBERG_REST_PATH } from "./unity.ts";
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** A static bearer token, or OAuth2 client credentials exchanged for tokens. */
 export type RestCredential =
@@ -63,6 +67,7 @@ export interface RestCatalogOptions {
   properties?: Readonly<Record<string, string>>;
   /** Builds each table's FileIO from the merged catalog properties and the table's config. */
   fileIO?: FileIOFactory;
+  /** Waiting for the answer to one request, connecting included. Default 30 s. */
   requestTimeoutMs?: number;
   /** Attempts of an idempotent request on transient failures, and the first backoff. */
   retry?: { attempts: number; initialDelayMs: number };
@@ -126,7 +131,10 @@ export function resolveEndpoint(uri: string, endpoint: string): string {
 
 /** Connects: authenticates and reads GET /v1/config. */
 export async function connectRestCatalog(options: RestCatalogOptions): Promise<RestCatalog> {
-  const catalog = new RestCatalog(options, authSessionFor(options.uri, options.credential, options.requestTimeoutMs));
+  const catalog = new RestCatalog(
+    options,
+    authSessionFor(options.uri, options.credential, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+  );
   await catalog.configure();
   return catalog;
 }
@@ -138,9 +146,18 @@ interface RequestOptions {
   commit?: boolean;
 }
 
+/** The ConfigResponse of GET /v1/config. */
+interface ServerConfig {
+  defaults?: Record<string, string>;
+  overrides?: Record<string, string>;
+  endpoints?: string[];
+}
+
 interface IcebergError {
   message: string;
   type: string | undefined;
+  /** False when the body is not an IcebergErrorResponse (a web server's or a proxy's page). */
+  iceberg: boolean;
 }
 
 export class RestCatalog implements Catalog {
@@ -174,21 +191,47 @@ export class RestCatalog implements Catalog {
     const call = "getConfig";
     const response = await this.#send(call, "GET", "v1/config", { query: { warehouse: this.#options.warehouse } });
     if (!response.ok) {
+      const error = await this.#errorOf(response);
+      if (!error.iceberg && response.status !== 401 && response.status !== 403) {
+        throw this.#notIcebergRest(call, response, error.message);
+      }
       if (response.status === 404 || response.status === 400) {
-        const error = await this.#errorOf(response);
         throw new CatalogRequestError(
           call,
           `${error.message}; check \`warehouse\` (${JSON.stringify(this.#options.warehouse ?? "")}; on Unity: the catalog name)`,
           response.status,
         );
       }
-      throw await this.#failure(call, response);
+      throw this.#failureOf(call, response, error);
     }
-    const config = (await this.#json(call, response)) as {
-      defaults?: Record<string, string>;
-      overrides?: Record<string, string>;
-      endpoints?: string[];
-    };
+    let config: unknown;
+    try {
+      config = await this.#json(call, response);
+    } catch {
+      throw this.#notIcebergRest(call, response, "a body that is not JSON");
+    }
+    if (typeof config !== "object" || config === null || Array.isArray(config)) {
+      throw this.#notIcebergRest(call, response, "JSON that is not a catalog configuration");
+    }
+    this.#configureWith(config as ServerConfig);
+  }
+
+  /**
+   * The answer of GET /v1/config came from something other than an Iceberg REST catalog: the
+   * `uri` points at a web server, a UI, or the wrong path on the right host.
+   */
+  #notIcebergRest(call: string, response: Response, what: string): CatalogRequestError {
+    const status = response.ok ? "" : ` HTTP ${response.status} with`;
+    return new CatalogRequestError(
+      call,
+      `${redactUrl(this.#base).replace(/\/$/, "")} does not look like an Iceberg REST catalog endpoint: GET ${redactUrl(response.url)} ` +
+        `answered${status} ${what}. \`uri\` is the base that /v1/config hangs off, often with a path such as ` +
+        `/api/catalog (Polaris); for Databricks Unity Catalog it is https://<workspace>${UNITY_ICEBERG_REST_PATH} ` +
+        "(or use type: unity with workspace_url)",
+    );
+  }
+
+  #configureWith(config: ServerConfig): void {
     const client = {
       ...this.#options.properties,
       ...(this.#options.warehouse === undefined ? {} : { warehouse: this.#options.warehouse }),
@@ -402,6 +445,7 @@ export class RestCatalog implements Catalog {
     }
     const idempotent = method === "GET" || method === "HEAD";
     const { attempts, initialDelayMs } = this.#options.retry ?? { attempts: 3, initialDelayMs: 200 };
+    const timeoutMs = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { ...this.#options.headers, accept: "application/json" };
@@ -414,26 +458,30 @@ export class RestCatalog implements Catalog {
           method,
           headers,
           ...(options.body === undefined ? {} : { body: options.body }),
-          signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 120_000),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
         const failure = networkFailure(error);
         if (!failure) throw error;
-        if (idempotent && attempt < attempts) {
+        const timedOut = failure.code === "timeout";
+        if (idempotent && attempt < attempts && !timedOut) {
           await sleep(initialDelayMs * 4 ** (attempt - 1));
           continue;
         }
         const where = redactUrl(url.toString());
+        const broke = timedOut
+          ? `the catalog at ${where} did not answer within ${timeoutMs / 1000} s (request_timeout)`
+          : `the connection to ${where} broke mid-request (${failure.code})`;
         if (!failure.beforeRequest && options.commit) {
-          throw new CommitStateUnknownError(call, `the connection to ${where} broke mid-request (${failure.code})`, {
-            cause: error,
-          });
+          throw new CommitStateUnknownError(call, broke, { cause: error });
         }
         throw new CatalogUnreachableError(
           call,
           failure.beforeRequest
             ? `cannot reach the catalog at ${where} (${failure.code}); check \`uri\``
-            : `the connection to ${where} broke mid-request (${failure.code})${idempotent ? "" : "; the request may have been applied"}`,
+            : timedOut
+              ? `${broke}; check \`uri\` and that the catalog is up`
+              : `${broke}${idempotent ? "" : "; the request may have been applied"}`,
           { cause: error },
         );
       }
@@ -460,18 +508,30 @@ export class RestCatalog implements Catalog {
     }
   }
 
-  /** The IcebergErrorResponse's message and type, or the start of whatever body came back. */
+  /**
+   * The IcebergErrorResponse's message and type; for anything else, the start of a plain-text
+   * body, or only the title of an HTML page (a whole page in an error message helps no one).
+   */
   async #errorOf(response: Response): Promise<IcebergError> {
     const text = this.#auth.redact(await response.text());
     try {
       const error = (JSON.parse(text) as { error?: { message?: unknown; type?: unknown } }).error;
       if (error && typeof error.message === "string") {
-        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined };
+        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined, iceberg: true };
       }
     } catch {
-      // A proxy's HTML or plain-text page: quote its start.
+      // A web server's or a proxy's page.
     }
-    return { message: text.trim().slice(0, 300) || response.statusText || "no detail", type: undefined };
+    const trimmed = text.trim();
+    if (/html/i.test(response.headers.get("content-type") ?? "") || /^<(!doctype|html)/i.test(trimmed)) {
+      const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim().replace(/\s+/g, " ");
+      return { message: `an HTML page${title ? ` ("${title.slice(0, 100)}")` : ""}`, type: undefined, iceberg: false };
+    }
+    return {
+      message: trimmed.slice(0, 300) || response.statusText || "no detail",
+      type: undefined,
+      iceberg: false,
+    };
   }
 
   async #failure(

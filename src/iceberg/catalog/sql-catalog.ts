@@ -34,6 +34,7 @@ import {
 import {
   AlreadyExistsError,
   type Catalog,
+  CatalogError,
   CatalogRequestError,
   identifierToString,
   type LoadedTable,
@@ -70,19 +71,62 @@ export interface SqlCatalogOptions {
 const NAMESPACE_EXISTS_PROPERTY = "exists";
 const NAMESPACE_LOCATION_PROPERTY = "location";
 const SQLITE_CONSTRAINT = 19;
+const SQLITE_READONLY = 8;
+const SQLITE_CANTOPEN = 14;
 
-/** Opens (creating if needed) the warehouse directory and its catalog database. */
+/**
+ * Opens (creating if needed) the warehouse directory and its catalog database. A directory or a
+ * database floe cannot write fails here, naming the path and what floe tried to do there.
+ */
 export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCatalog> {
   const warehouse = resolve(options.warehouse);
-  mkdirSync(warehouse, { recursive: true });
   const database = options.uri === undefined ? join(warehouse, "catalog.db") : databasePath(options.uri);
-  mkdirSync(dirname(database), { recursive: true });
-  return new SqlCatalog(
-    options.name ?? "floe",
-    warehouse,
-    new DatabaseSync(database, { timeout: options.busyTimeoutMs ?? 30_000 }),
-    options.fileIO ?? localFileIO,
+  const call = `opening the sql catalog in ${warehouse}`;
+  const attempt = <T>(what: string, work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      throw new CatalogError(call, `cannot ${what}: ${storageProblem(error, dirname(database))}`, { cause: error });
+    }
+  };
+  attempt(`create the warehouse directory ${warehouse}`, () => mkdirSync(warehouse, { recursive: true }));
+  attempt(`create the directory ${dirname(database)} of the catalog database`, () =>
+    mkdirSync(dirname(database), { recursive: true }),
   );
+  const db = attempt(
+    `open or create the catalog database ${database}`,
+    () => new DatabaseSync(database, { timeout: options.busyTimeoutMs ?? 30_000 }),
+  );
+  try {
+    return attempt(
+      `set up the catalog tables in ${database}`,
+      () => new SqlCatalog(options.name ?? "floe", warehouse, db, options.fileIO ?? localFileIO),
+    );
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Why a file system or SQLite step failed, in words that say what to change. */
+function storageProblem(error: unknown, directory: string): string {
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  const message = String(e.message ?? error);
+  const who = typeof process.getuid === "function" ? ` (uid ${process.getuid()})` : "";
+  // SQLite's primary result codes, the low byte of the extended code.
+  const sqlite = typeof e.errcode === "number" ? e.errcode & 0xff : undefined;
+  if (sqlite === SQLITE_CANTOPEN) {
+    return (
+      `SQLite cannot create or open the file (${message}): the directory ${directory} must be writable by this ` +
+      `user${who}, for the database and its -wal and -shm files`
+    );
+  }
+  if (sqlite === SQLITE_READONLY) {
+    return `the database or its directory ${directory} is read-only for this user${who} (${message})`;
+  }
+  if (e.code === "EACCES" || e.code === "EPERM") return `permission denied for this user${who} (${message})`;
+  if (e.code === "EROFS") return `the file system is read-only (${message})`;
+  return message;
 }
 
 /** The file behind a database URI, in any of the forms PyIceberg, Java or a person would write. */

@@ -31,7 +31,8 @@ export type ParentValidation = (base: TableMetadata, parent: Snapshot | undefine
 export abstract class SnapshotProducer {
   readonly snapshotId: bigint = newSnapshotId();
   private readonly summaryProperties = new Map<string, string>();
-  private readonly parentProperties = new Map<string, (base: TableMetadata, parent: Snapshot | undefined) => string>();
+  private readonly parentProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] =
+    [];
   private readonly validations: ParentValidation[] = [];
 
   protected readonly table: Table;
@@ -58,9 +59,9 @@ export abstract class SnapshotProducer {
     return this;
   }
 
-  /** A summary property computed at every attempt from the parent it commits on. */
-  setFromParent(key: string, value: (base: TableMetadata, parent: Snapshot | undefined) => string): this {
-    this.parentProperties.set(key, value);
+  /** Summary properties computed at every attempt from the parent it commits on. */
+  setFromParent(properties: (base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>): this {
+    this.parentProperties.push(properties);
     return this;
   }
 
@@ -86,7 +87,9 @@ export abstract class SnapshotProducer {
         manifests: changes.manifests,
       });
       for (const [key, value] of this.summaryProperties) changes.summary.set(key, value);
-      for (const [key, value] of this.parentProperties) changes.summary.set(key, value(base, parent));
+      for (const properties of this.parentProperties) {
+        for (const [key, value] of Object.entries(properties(base, parent))) changes.summary.set(key, value);
+      }
       const snapshot: Snapshot = {
         snapshotId: this.snapshotId,
         ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),

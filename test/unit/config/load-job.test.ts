@@ -52,9 +52,17 @@ test("the issue's example parses into a camel-cased JobConfig", () => {
     topicPattern: "^(customers|orders)$",
     security: { protocol: "PLAINTEXT" },
     maxThreads: 2,
+    connectTimeoutMs: 30_000,
+    requestTimeoutMs: 30_000,
   });
   assert.deepEqual(job.iceberg, {
-    catalog: { type: "rest", uri: "http://127.0.0.1:8181", warehouse: "floe", credential: undefined },
+    catalog: {
+      type: "rest",
+      uri: "http://127.0.0.1:8181",
+      warehouse: "floe",
+      credential: undefined,
+      requestTimeoutMs: 30_000,
+    },
     namespace: "kafka_to_databricks_topics",
     targetEngines: ["databricks", "duckdb", "spark"],
     targetFileSizeBytes: 128 * 1024 * 1024,
@@ -250,6 +258,55 @@ test("topics: a pattern or a list is needed; listed topics must match the patter
       "9: streams.orders_eu: writes table orders_eu, as orders.eu does; set table: for one of them",
       "9: streams.orders_eu: writes table orders_eu__dlq, as orders.eu does; set table: for one of them",
       "10: streams.__consumer_offsets: internal topics are never synced",
+    ],
+  );
+});
+
+test("an invalid topic_pattern is a problem of source.kafka.topic_pattern, not a crash", () => {
+  assert.deepEqual(problems(minimal("    topic_pattern: orders(\n")), [
+    "5: source.kafka.topic_pattern: not a regular expression: Invalid regular expression: /orders(/: Unterminated group",
+  ]);
+  // With streams listed too, which are checked against the pattern only when it compiles.
+  assert.deepEqual(problems(minimal('    topic_pattern: "["\nstreams:\n  orders: {mode: append}\n')), [
+    "5: source.kafka.topic_pattern: not a regular expression: Invalid regular expression: /[/: Unterminated character class",
+  ]);
+});
+
+test("timeouts: durations with a unit for Kafka connect and requests and for REST and Unity catalogs", () => {
+  const job = parseJob(
+    minimal(`    topic_pattern: x
+    connect_timeout: 1500ms
+    request_timeout: 2m
+destination:
+  iceberg:
+    catalog: {type: rest, uri: http://c:8181, request_timeout: 0.5s}
+`),
+    "j.yaml",
+  );
+  assert.equal(job.kafka.connectTimeoutMs, 1500);
+  assert.equal(job.kafka.requestTimeoutMs, 120_000);
+  assert.ok(job.iceberg.catalog.type === "rest");
+  assert.equal(job.iceberg.catalog.requestTimeoutMs, 500);
+  const unity = parseJob(
+    minimal(`    topic_pattern: x
+destination: {iceberg: {catalog: {type: unity, workspace_url: w, catalog: main, token: t, request_timeout: 45s}}}
+`),
+    "j.yaml",
+  );
+  assert.ok(unity.iceberg.catalog.type === "unity");
+  assert.equal(unity.iceberg.catalog.requestTimeoutMs, 45_000);
+  assert.deepEqual(
+    problems(
+      minimal(`    topic_pattern: x
+    connect_timeout: 30
+    request_timeout: 0s
+destination: {iceberg: {catalog: {type: sql, request_timeout: 5s}}}
+`),
+    ),
+    [
+      '6: source.kafka.connect_timeout: expected a duration with its unit ("30s", "1500ms" or "2m"), got 30',
+      "7: source.kafka.request_timeout: must be at least 1ms",
+      "8: destination.iceberg.catalog.request_timeout: unknown key",
     ],
   );
 });

@@ -16,9 +16,21 @@ import {
 
 const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
-test("PLAINTEXT maps to bootstrap brokers and a client id, without TLS or SASL", () => {
+test("PLAINTEXT maps to bootstrap brokers, a client id and the 30 s timeouts, without TLS or SASL", () => {
   const options = clientOptions({ bootstrapServers: ["k1:9092", "k2:9092"], security: { protocol: "PLAINTEXT" } });
-  assert.deepEqual(options, { clientId: "floe", bootstrapBrokers: ["k1:9092", "k2:9092"] });
+  assert.deepEqual(options, {
+    clientId: "floe",
+    bootstrapBrokers: ["k1:9092", "k2:9092"],
+    connectTimeout: 30_000,
+    requestTimeout: 30_000,
+  });
+  const set = clientOptions({
+    bootstrapServers: ["k1:9092"],
+    security: { protocol: "PLAINTEXT" },
+    connectTimeoutMs: 1500,
+    requestTimeoutMs: 2000,
+  });
+  assert.deepEqual([set.connectTimeout, set.requestTimeout], [1500, 2000]);
 });
 
 test("SASL_SSL maps to TLS with SNI and SASL whose password is a provider, not a string", async () => {

@@ -1,5 +1,6 @@
 // A scripted HTTP server on 127.0.0.1 for unit tests of the REST client: each route answers
-// from a function, every request is recorded, and a route can cut the connection instead.
+// from a function, every request is recorded, and a route can cut the connection or never
+// answer instead.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 
 export interface RecordedRequest {
@@ -10,7 +11,7 @@ export interface RecordedRequest {
   body: string;
 }
 
-export type Reply = { status?: number; json?: unknown; text?: string } | "cut";
+export type Reply = { status?: number; json?: unknown; text?: string; contentType?: string } | "cut" | "hang";
 export type Route = (request: RecordedRequest, seen: number) => Reply;
 
 export interface FakeServer {
@@ -41,11 +42,13 @@ export async function fakeServer(): Promise<FakeServer> {
       req.socket.destroy();
       return;
     }
+    if (reply === "hang") return;
     res.statusCode = reply.status ?? 200;
     if (reply.json !== undefined) {
       res.setHeader("content-type", "application/json");
       res.end(typeof reply.json === "string" ? reply.json : JSON.stringify(reply.json));
     } else {
+      if (reply.contentType !== undefined) res.setHeader("content-type", reply.contentType);
       res.end(reply.text ?? "");
     }
   });

@@ -280,6 +280,61 @@ test("an unknown warehouse is named in the error", async () => {
   });
 });
 
+test("a uri that answers HTML or other non-Iceberg bodies is not an Iceberg REST endpoint; the page is not quoted", async () => {
+  const page = "<!doctype html><html><head><title>Sign in</title></head><body>secret form</body></html>";
+  for (const [status, reply, what] of [
+    [404, { text: page, contentType: "text/html" }, 'HTTP 404 with an HTML page \\("Sign in"\\)'],
+    [200, { text: page, contentType: "text/html" }, "a body that is not JSON"],
+    [200, { json: ["not", "a", "config"] }, "JSON that is not a catalog configuration"],
+    [502, { text: "upstream connect error" }, "HTTP 502 with upstream connect error"],
+  ] as const) {
+    server.routes.set("GET /v1/config", () => ({ status, ...reply }));
+    await assert.rejects(connect(), (error: unknown) => {
+      assert.ok(error instanceof CatalogRequestError, String(error));
+      assert.match(
+        error.message,
+        new RegExp(
+          `^getConfig: ${server.uri} does not look like an Iceberg REST catalog endpoint: GET ${server.uri}/v1/config answered ${what}\\. `,
+        ),
+      );
+      assert.match(error.message, /https:\/\/<workspace>\/api\/2\.1\/unity-catalog\/iceberg-rest/);
+      assert.doesNotMatch(error.message, /secret form|<html/);
+      return true;
+    });
+  }
+  // After a good config, a later call's HTML 404 names the page's title, not its text.
+  server.routes.set("GET /v1/config", () => ({ json: { defaults: {}, overrides: {} } }));
+  server.routes.set(`GET ${tablePath}`, () => ({ status: 404, text: page, contentType: "text/html" }));
+  const catalog = await connect();
+  await assert.rejects(catalog.loadTable(id), (error: unknown) => {
+    assert.ok(error instanceof NoSuchTableError, String(error));
+    assert.equal(error.message, 'loadTable kafka_topics.orders: an HTML page ("Sign in")');
+    return true;
+  });
+});
+
+test("a request that times out fails at once, naming the URL and the timeout: it is not retried", async () => {
+  server.routes.set("GET /v1/config", () => "hang");
+  await assert.rejects(connect({ requestTimeoutMs: 200 }), (error: unknown) => {
+    assert.ok(error instanceof CatalogUnreachableError, String(error));
+    assert.equal(
+      error.message,
+      `getConfig: the catalog at ${server.uri}/v1/config did not answer within 0.2 s (request_timeout); check \`uri\` and that the catalog is up`,
+    );
+    return true;
+  });
+  assert.equal(server.requests.length, 1);
+  // A commit that times out has an unknown outcome.
+  server.routes.set("GET /v1/config", () => ({ json: { defaults: {}, overrides: {} } }));
+  server.routes.set(`POST ${tablePath}`, () => "hang");
+  const catalog = await connect({ requestTimeoutMs: 200 });
+  await assert.rejects(catalog.commitTable(id, [], []), (error: unknown) => {
+    assert.ok(error instanceof CommitStateUnknownError, String(error));
+    assert.match(error.message, /did not answer within 0\.2 s \(request_timeout\)/);
+    return true;
+  });
+});
+
 test("a closed port is unreachable after the retries, naming the URL", async () => {
   const uri = server.uri;
   await server.close();

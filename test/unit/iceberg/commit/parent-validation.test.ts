@@ -103,7 +103,7 @@ test("setFromParent() computes a summary property from the parent of the attempt
   const { table, other } = await tableWithRows();
   let concurrent: Snapshot | undefined;
   const append = table.newFastAppend().appendFile(...(await rowsOf(table, [5n])));
-  append.setFromParent("parent-writer", (_base, parent) => parent?.summary["writer"] ?? "none");
+  append.setFromParent((_base, parent) => ({ "parent-writer": parent?.summary["writer"] ?? "none" }));
   append.validate(async () => {
     if (!concurrent) {
       concurrent = await other
