@@ -35,6 +35,12 @@ export class JobBusyError extends Error {
   }
 }
 
+/** The state directory cannot be created or written: a setting to fix, not worth retrying. */
+export class StateDirError extends Error {
+  override name = "StateDirError";
+  readonly retryable = false;
+}
+
 export interface JobLock {
   release(): void;
 }
@@ -51,7 +57,13 @@ const POLL_MS = 200;
 
 /** Takes the lock of `job` in `stateDir`, or throws JobBusyError naming the process that has it. */
 export async function acquireJobLock(stateDir: string, job: string, options: LockOptions = {}): Promise<JobLock> {
-  mkdirSync(stateDir, { recursive: true });
+  try {
+    mkdirSync(stateDir, { recursive: true });
+  } catch (error) {
+    throw new StateDirError(
+      `cannot create the state directory ${stateDir} (the job's lock and upsert key indexes live there): ${(error as Error).message}; make it writable or pass --state-dir`,
+    );
+  }
   const lockPath = join(stateDir, "sync.lock");
   const holderPath = join(stateDir, "sync.lock.json");
   const deadline = Date.now() + (options.waitMs ?? 0);

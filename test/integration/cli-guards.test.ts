@@ -185,8 +185,19 @@ test("a read-only warehouse directory: the error names the database path and wha
   chmodSync(warehouse, 0o555);
   const file = jobFile("readonly", bootstrapServers, `catalog: {type: sql, warehouse: ${warehouse}}`);
   chmodSync(file, 0o644);
+  const asUser = asRoot ? { uid: 65534, gid: 65534 } : {};
   try {
-    const outcome = await floe(["sync", "--config", file], asRoot ? { uid: 65534, gid: 65534 } : {});
+    // The default state directory, .floe beside the job file, is not writable either.
+    const noState = await floe(["sync", "--config", file], asUser);
+    assert.equal(noState.code, 1, noState.stderr);
+    assert.match(
+      noState.stderr,
+      new RegExp(`cannot create the state directory ${dir}/\\.floe/readonly .*pass --state-dir`),
+    );
+    const stateDir = join(dir, "readonly-state");
+    mkdirSync(stateDir);
+    chmodSync(stateDir, 0o777);
+    const outcome = await floe(["sync", "--config", file, "--state-dir", stateDir], asUser);
     assert.equal(outcome.code, 1, outcome.stderr);
     const uid = asRoot ? 65534 : process.getuid?.();
     assert.equal(
