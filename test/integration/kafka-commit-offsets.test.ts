@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { Consumer } from "@platformatic/kafka";
+import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import {
   assertGroupIdle,
   ConsumerGroupActiveError,
@@ -12,7 +13,6 @@ import {
   readGroupOffsets,
 } from "../../src/kafka/commit-offsets.ts";
 import type { KafkaCluster } from "../../src/kafka/connection.ts";
-import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../helpers/kafka.ts";
 
 const run = `floe-it-commit-${randomUUID().slice(0, 8)}`;
 const orders = `${run}-orders`;

@@ -7,6 +7,7 @@ import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
 import { after, before, test } from "node:test";
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
+import { bootstrapServers, connectCluster, produce, type TestMessage, TestTopics } from "../../dev/kafka.ts";
 import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import type { KafkaCluster } from "../../src/kafka/connection.ts";
 import { planOffsets } from "../../src/kafka/plan.ts";
@@ -18,7 +19,6 @@ import {
   readPartitions,
   streamPartitions,
 } from "../../src/kafka/read.ts";
-import { bootstrapServers, connectCluster, produce, type TestMessage, TestTopics } from "../helpers/kafka.ts";
 
 const run = `floe-it-read-${randomUUID().slice(0, 8)}`;
 const topics = new TestTopics(run);

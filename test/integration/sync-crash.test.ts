@@ -26,13 +26,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import {
   type CatalogRef,
   type Readers,
@@ -40,7 +34,14 @@ import {
   startReaders,
   type TableRef,
   testRestCatalog,
-} from "../helpers/readers.ts";
+} from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
+import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
+import { Table } from "../../src/iceberg/table.ts";
+import { readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
+import { KafkaCluster } from "../../src/kafka/connection.ts";
+import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import {
   AppendModel,
   deadLetterColumns,
@@ -51,7 +52,6 @@ import {
   UpsertModel,
   type Value,
 } from "../helpers/sync-model.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
