@@ -2,6 +2,7 @@
 // `messages` messages, once. A topic that already holds that many is reused, so repeated runs
 // measure the reader, not the producer.
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
+import { createTopic, deleteTopic } from "../dev/kafka.ts";
 
 export interface BenchTopic {
   bootstrap: string;
@@ -14,35 +15,26 @@ export interface BenchTopic {
 
 export async function ensureBenchTopic(spec: BenchTopic): Promise<void> {
   const { bootstrap, topic, partitions, messages } = spec;
+  if ((await messagesIn(spec)) === BigInt(messages)) return;
+  await deleteTopic(topic, bootstrap);
+  await createTopic(topic, partitions, bootstrap);
+  await produce(spec);
+}
+
+/** The messages the topic holds (the sum of its partitions' end offsets), undefined when it does not exist. */
+async function messagesIn({ bootstrap, topic, partitions }: BenchTopic): Promise<bigint | undefined> {
   const admin = new Admin({ clientId: "floe-bench", bootstrapBrokers: [bootstrap] });
-  const waitFor = async (condition: () => Promise<boolean>) => {
-    const deadline = Date.now() + 30_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`topic ${topic}: timed out waiting for the broker`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
   try {
-    if ((await admin.listTopics()).includes(topic)) {
-      const listed = await admin.listOffsets({
-        topics: [
-          { name: topic, partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) },
-        ],
-      });
-      const total = listed[0]!.partitions.reduce((sum, p) => sum + p.offset, 0n);
-      if (total === BigInt(messages)) return;
-      await admin.deleteTopics({ topics: [topic] });
-      await waitFor(async () => !(await admin.listTopics()).includes(topic));
-    }
-    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
-    await waitFor(async () => {
-      const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
-      return metadata.topics.get(topic)?.partitions.every((p) => p.leader >= 0) ?? false;
+    if (!(await admin.listTopics()).includes(topic)) return undefined;
+    const listed = await admin.listOffsets({
+      topics: [
+        { name: topic, partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) },
+      ],
     });
+    return listed[0]!.partitions.reduce((sum, p) => sum + p.offset, 0n);
   } finally {
     await admin.close();
   }
-  await produce(spec);
 }
 
 async function produce({ bootstrap, topic, messages, message }: BenchTopic): Promise<void> {

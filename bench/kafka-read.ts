@@ -1,4 +1,5 @@
-// Read throughput of src/kafka against the local test broker (`npm run services start kafka`).
+// Read throughput of src/kafka against the local development broker
+// (`npm run services -- start kafka`).
 //
 //   node bench/kafka-read.ts [--messages 1000000] [--partitions 4] [--threads 1,2,4]
 //                            [--max-bytes 1048576] [--runs 3] [--size 150]
@@ -9,6 +10,7 @@
 // peak RSS is that of the read alone, and prints messages/s, MB/s and peak RSS.
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import { bootstrapServers } from "../dev/kafka.ts";
 import { KafkaCluster } from "../src/kafka/connection.ts";
 import { planOffsets } from "../src/kafka/plan.ts";
 import { readPartitions } from "../src/kafka/read.ts";
@@ -22,7 +24,7 @@ const { values } = parseArgs({
     "max-bytes": { type: "string", default: String(1024 * 1024) },
     runs: { type: "string", default: "3" },
     size: { type: "string", default: "150" },
-    bootstrap: { type: "string", default: `127.0.0.1:${process.env.KAFKA_PORT ?? 9092}` },
+    bootstrap: { type: "string", default: bootstrapServers },
     // Internal: run one measured read and print its figures as JSON.
     "read-once": { type: "string" },
   },

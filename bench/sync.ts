@@ -1,5 +1,5 @@
 // End-to-end throughput of one `floe sync` (by default 1M messages of ~150 bytes, in append
-// and in upsert mode), against the local test broker (`npm run services start kafka`),
+// and in upsert mode), against the local development broker (`npm run services -- start kafka`),
 // into the embedded SQLite-catalog warehouse in a temp folder.
 //
 //   node bench/sync.ts [--messages 1000000] [--partitions 4] [--threads 4] [--modes append,upsert]
@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { bootstrapServers } from "../dev/kafka.ts";
 import { parseJob } from "../src/config/load-job.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../src/sync/sync.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
@@ -35,7 +36,7 @@ const { values } = parseArgs({
     size: { type: "string", default: "150" },
     profile: { type: "string" },
     "max-messages-per-commit": { type: "string", default: String(DEFAULT_MAX_MESSAGES_PER_COMMIT) },
-    bootstrap: { type: "string", default: `127.0.0.1:${process.env.KAFKA_PORT ?? 9092}` },
+    bootstrap: { type: "string", default: bootstrapServers },
     // Internal: one measured sync in this process, its figures printed as JSON.
     "sync-once": { type: "string" },
   },

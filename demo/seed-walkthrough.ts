@@ -3,7 +3,7 @@
 // integration test, so the demo shows exactly what the test proves.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTopic, deleteTopic, produce } from "../test/helpers/kafka.ts";
+import { createTopic, deleteTopic, produce } from "../dev/kafka.ts";
 
 const dataDir = join(import.meta.dirname, "seed-walkthrough");
 

@@ -5,11 +5,11 @@ import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createTopics, producePhase } from "../demo/seed-walkthrough.ts";
+import { startReaders } from "../dev/readers.ts";
+import { kafka } from "../dev/services/kafka.ts";
+import { root } from "../dev/services/lib.ts";
+import { readers as readerService } from "../dev/services/readers.ts";
 import { openSqlCatalog } from "../src/iceberg/catalog/sql-catalog.ts";
-import { startReaders } from "../test/helpers/readers.ts";
-import { kafka } from "../test/services/kafka.ts";
-import { root } from "../test/services/lib.ts";
-import { readers as readerService } from "../test/services/readers.ts";
 
 const demoDir = join(root, "demo");
 const jobFile = join(demoDir, "job.yaml");

@@ -4,8 +4,8 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { services } from "./services/index.ts";
-import { root, ServiceError } from "./services/lib.ts";
+import { services } from "../dev/services/index.ts";
+import { root, ServiceError } from "../dev/services/lib.ts";
 
 const unitOnly = process.argv.includes("--unit");
 const suites = unitOnly ? ["test/unit"] : ["test/unit", "test/integration"];

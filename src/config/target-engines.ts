@@ -41,14 +41,6 @@ export const ENGINE_SUPPORT: Readonly<Record<TargetEngine, EngineSupport>> = {
   "iceberg-rust": { deletionVectors: false, note: "0.10 reads v3 tables but does not apply deletion vectors" },
 };
 
-/** How floe writes tables and deletes: the only format it writes, checked against the engines. */
-export interface TableFormat {
-  readonly formatVersion: 3;
-  readonly deletes: "deletion-vectors";
-}
-
-export const TABLE_FORMAT: TableFormat = Object.freeze({ formatVersion: 3, deletes: "deletion-vectors" });
-
 /** One engine that cannot read what the upsert streams write. */
 export interface EngineConflict {
   readonly engine: TargetEngine;

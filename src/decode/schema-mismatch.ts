@@ -7,13 +7,6 @@
 //
 // so that a dead-letter row says what to change and can be found by field.
 
-/** Where a message sits in Kafka; decode knows no Kafka types, the caller fills this in. */
-export interface MessagePosition {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: bigint;
-}
-
 export type SchemaMismatchReason =
   /** The value's type is neither the column's nor one the column takes or can widen to. */
   | "type-mismatch"

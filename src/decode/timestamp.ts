@@ -21,11 +21,6 @@ const MICROS_PER_SECOND = 1_000_000;
 /** Seconds beyond which seconds * 1e6 + micros leaves the safe-integer range (years ~1685..2255). */
 const SAFE_SECONDS = 9_000_000_000;
 
-/** True when `text` is a timestamp in the sense above. */
-export function isTimestamp(text: string): boolean {
-  return timestampMicros(text) !== undefined;
-}
-
 /**
  * Microseconds since 1970-01-01T00:00:00Z of a timestamp string, or undefined when `text` is
  * not one. A number when it is a safe integer (every instant between the years 1685 and 2255),

@@ -6,6 +6,7 @@ import { RowDelta } from "./commit/row-delta.ts";
 import { commitProperties } from "./commit/update-properties.ts";
 import { commitSchemaChange, SchemaChange } from "./commit/update-schema.ts";
 import type { FileIO } from "./io/file-io.ts";
+import { type ManifestCache, manifestCacheOf } from "./scan/manifest-cache.ts";
 import type { TableMetadata } from "./spec/table-metadata.ts";
 import type { TableRequirement, TableUpdate } from "./spec/table-update.ts";
 
@@ -41,6 +42,11 @@ export class Table {
 
   get io(): FileIO {
     return this.loaded.io;
+  }
+
+  /** What scans of the catalog's tables have read of manifests, shared by every handle of the catalog. */
+  get manifestCache(): ManifestCache {
+    return manifestCacheOf(this.catalog);
   }
 
   async refresh(): Promise<this> {

@@ -89,12 +89,6 @@ export async function describeGroup(cluster: KafkaCluster, group: string): Promi
   return activity;
 }
 
-/** Throws ConsumerGroupActiveError when the group has members; call before a sync so that it fails before any work. */
-export async function assertGroupIdle(cluster: KafkaCluster, group: string): Promise<void> {
-  const activity = await describeGroup(cluster, group);
-  if (activity.exists && !idleStates.has(activity.state)) throw new ConsumerGroupActiveError(activity);
-}
-
 /**
  * Commits the offsets (next offset to read, per partition) for the group, without joining it.
  * Partitions not in `offsets` keep their committed offset. Throws ConsumerGroupActiveError when

@@ -116,20 +116,6 @@ export class KafkaReadError extends KafkaError {
   }
 }
 
-/** The offsets to resume from, per topic and partition, after a read: what goes into the snapshot summary and the group. */
-export function nextOffsets(result: ReadResult): Map<string, Map<number, bigint>> {
-  const offsets = new Map<string, Map<number, bigint>>();
-  for (const p of result.partitions) {
-    let byPartition = offsets.get(p.topic);
-    if (!byPartition) {
-      byPartition = new Map();
-      offsets.set(p.topic, byPartition);
-    }
-    byPartition.set(p.partition, p.nextOffset);
-  }
-  return offsets;
-}
-
 const readCommitted = 1;
 // Record batch attributes (Kafka's DefaultRecordBatch).
 const logAppendTimeAttribute = 0x08;
@@ -194,84 +180,6 @@ export async function readPartitions(
   };
   if (read.failure) result.error = read.failure;
   return result;
-}
-
-/** The batches of a read, as an async iterator. */
-export interface MessageBatchStream extends AsyncIterable<MessageBatch> {
-  /** Settles when the read has stopped; breaking out of the iteration stops it (status "aborted"). */
-  readonly result: Promise<ReadResult>;
-}
-
-/**
- * readPartitions as an async iterator: the next batch is fetched while the current one is handled.
- * A batch counts as read when the loop asks for the next one; breaking out (or throwing) stops the
- * read and the batch in hand does not count. When a fetch fails, the iteration throws the
- * KafkaReadError after the batches read before it; `result` then has the progress of every partition.
- */
-export function streamPartitions(
-  cluster: KafkaCluster,
-  ranges: readonly PartitionRange[],
-  options: ReadOptions = {},
-): MessageBatchStream {
-  const controller = new AbortController();
-  const outer = options.signal;
-  if (outer?.aborted) controller.abort();
-  else outer?.addEventListener("abort", () => controller.abort(), { once: true });
-
-  // readPartitions delivers one batch at a time, so at most one waits here for the iterator.
-  let waiting: { batch: MessageBatch; settle: (taken: boolean) => void } | undefined;
-  let wake: (() => void) | undefined;
-  let finished = false;
-  const result = readPartitions(
-    cluster,
-    ranges,
-    (batch) =>
-      new Promise<false | undefined>((resolve) => {
-        waiting = { batch, settle: (taken) => resolve(taken ? undefined : false) };
-        wake?.();
-      }),
-    { ...options, signal: controller.signal },
-  ).finally(() => {
-    finished = true;
-    wake?.();
-  });
-
-  async function* iterate(): AsyncGenerator<MessageBatch> {
-    let inHand: ((taken: boolean) => void) | undefined;
-    try {
-      for (;;) {
-        if (waiting) {
-          const { batch, settle } = waiting;
-          waiting = undefined;
-          inHand = settle;
-          yield batch;
-          // The loop asked for the next batch: this one is handled.
-          inHand = undefined;
-          settle(true);
-          continue;
-        }
-        if (finished) {
-          const { error } = await result;
-          if (error) throw error;
-          return;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-    } finally {
-      // Reached on break or throw too: decline the batch in hand, stop the workers and wait
-      // until their connections are closed.
-      if (!finished) {
-        controller.abort();
-        inHand?.(false);
-        waiting?.settle(false);
-        await result.catch(() => {});
-      }
-    }
-  }
-  return { result, [Symbol.asyncIterator]: iterate };
 }
 
 /** State shared by the workers of one read. */

@@ -8,7 +8,6 @@ import type { KeyIndex } from "./key-index.ts";
 export const OP_CREATE = 0;
 export const OP_UPDATE = 1;
 export const OP_DELETE = 2;
-export type Op = typeof OP_CREATE | typeof OP_UPDATE | typeof OP_DELETE;
 /** `_op_type` by op: c a key new to the table, u a key the table has, d a tombstone. */
 export const OP_TYPE = ["c", "u", "d"] as const;
 

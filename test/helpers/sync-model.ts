@@ -8,11 +8,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProduceAcks, Producer } from "@platformatic/kafka";
+import { bootstrapServers } from "../../dev/kafka.ts";
+import type { SqlCatalogRef } from "../../dev/readers.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { listTopicPartitions } from "../../src/kafka/discover.ts";
 import { planOffsets } from "../../src/kafka/plan.ts";
-import { bootstrapServers } from "./kafka.ts";
-import type { SqlCatalogRef } from "./readers.ts";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Value = Record<string, Json>;

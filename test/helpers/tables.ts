@@ -5,14 +5,14 @@
 //   const { catalog, table } = await createRestTable(namespace, "orders");
 //   await writeDataFiles(table, arrowRows(table, [{ id: 1n, name: "a", amount: 1.5 }]));
 import type * as arrow from "apache-arrow";
+import type { Row } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { connectRestCatalog, type RestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
 import { currentSchema } from "../../src/iceberg/spec/table-metadata.ts";
 import type { NestedField } from "../../src/iceberg/spec/types.ts";
 import { Table } from "../../src/iceberg/table.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
-import type { Row } from "./readers.ts";
 
 /** id (long, required), name (string), amount (double). */
 export const narrowFields: readonly NestedField[] = [

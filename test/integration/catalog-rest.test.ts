@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { after, before, test } from "node:test";
+import { icebergRest, restCatalog } from "../../dev/services/iceberg-rest.ts";
 import {
   CatalogUnreachableError,
   CommitConflictError,
@@ -15,7 +16,6 @@ import {
 import { connectRestCatalog, type RestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import type { Schema } from "../../src/iceberg/spec/schema.ts";
 import { MAIN_BRANCH, newSnapshotId } from "../../src/iceberg/spec/snapshot.ts";
-import { icebergRest, restCatalog } from "../services/iceberg-rest.ts";
 
 const namespace = [`floe_rest_${randomUUID().replaceAll("-", "")}`];
 const nested = [...namespace, "inner"];

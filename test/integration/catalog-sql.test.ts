@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { readerEnv } from "../../dev/services/readers.ts";
 import {
   AlreadyExistsError,
   CommitConflictError,
@@ -22,7 +23,6 @@ import { metadataFileVersion } from "../../src/iceberg/catalog/metadata-file.ts"
 import { openSqlCatalog, type SqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import type { Schema } from "../../src/iceberg/spec/schema.ts";
 import { MAIN_BRANCH, newSnapshotId } from "../../src/iceberg/spec/snapshot.ts";
-import { readerEnv } from "../services/readers.ts";
 
 const run = promisify(execFile);
 const schema: Schema = {

@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { TARGET_ENGINES } from "../../src/config/target-engines.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const main = join(root, "src/cli/main.ts");

@@ -12,6 +12,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { type Readers, type Row, restTable, startReaders, type TableRef } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import {
   type Catalog,
   CommitConflictError,
@@ -29,9 +31,7 @@ import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
 import { currentSnapshot, snapshotById } from "../../src/iceberg/spec/table-metadata.ts";
 import type { TableRequirement, TableUpdate } from "../../src/iceberg/spec/table-update.ts";
 import { Table } from "../../src/iceberg/table.ts";
-import { type Readers, type Row, restTable, startReaders, type TableRef } from "../helpers/readers.ts";
 import { arrowRows, byId } from "../helpers/tables.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 let readers: Readers;
 before(async () => {

@@ -12,6 +12,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { type Readers, type Row, restTable, startReaders, type TableRef } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import type { Catalog } from "../../src/iceberg/catalog/catalog.ts";
 import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
@@ -21,9 +23,7 @@ import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
 import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import type { PrimitiveType } from "../../src/iceberg/spec/types.ts";
 import { Table } from "../../src/iceberg/table.ts";
-import { type Readers, type Row, restTable, startReaders, type TableRef } from "../helpers/readers.ts";
 import { arrowRows } from "../helpers/tables.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const seed =
   process.env.FLOE_SEED === undefined ? (Date.now() ^ (process.pid << 16)) >>> 0 : Number(process.env.FLOE_SEED);

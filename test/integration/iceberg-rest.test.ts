@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { icebergRest, restCatalog } from "../services/iceberg-rest.ts";
+import { icebergRest, restCatalog } from "../../dev/services/iceberg-rest.ts";
 
 const namespace = `smoke_${randomUUID().replaceAll("-", "")}`;
 const table = "events";

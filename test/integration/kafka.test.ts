@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, test } from "node:test";
 import { Consumer, stringDeserializers } from "@platformatic/kafka";
-import { bootstrapServers, createTopic, deleteTopic, produce } from "../helpers/kafka.ts";
+import { bootstrapServers, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 
 const topic = `floe-smoke-${randomUUID()}`;
 

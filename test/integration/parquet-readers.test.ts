@@ -15,13 +15,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { root } from "../../dev/services/lib.ts";
+import { readerEnv, readers } from "../../dev/services/readers.ts";
 import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { type WrittenDataFile, writeDataFiles } from "../../src/iceberg/parquet/data-file-writer.ts";
 import { readKeyColumns } from "../../src/iceberg/parquet/key-column-reader.ts";
 import { type Schema, schemaFromJson, schemaToJson } from "../../src/iceberg/spec/schema.ts";
 import { decimal, fixed, type NestedField } from "../../src/iceberg/spec/types.ts";
-import { root } from "../services/lib.ts";
-import { readerEnv, readers } from "../services/readers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-parquet-readers-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -276,7 +276,7 @@ before(async () => {
       sparkFileSize: floeSpark.bytes.length,
       sparkJars: readerEnv.sparkJars,
       duckdbDirectory: readerEnv.duckdb,
-      readerHelpers: join(root, "test", "helpers", "readers"),
+      readerHelpers: join(root, "dev", "readers"),
     }),
   );
   writeFileSync(join(dir, "check.py"), python);

@@ -18,8 +18,8 @@ import {
   type SqlCatalogRef,
   startReaders,
   type TableRef,
-} from "../helpers/readers.ts";
-import { readerEnv } from "../services/readers.ts";
+} from "../../dev/readers.ts";
+import { readerEnv } from "../../dev/services/readers.ts";
 
 const namespace = "readers_smoke";
 

@@ -6,11 +6,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, produce } from "../../dev/kafka.ts";
+import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync } from "../../src/sync/sync.ts";
-import { bootstrapServers, createTopic, produce } from "../helpers/kafka.ts";
-import { type Readers, restTable, startReaders } from "../helpers/readers.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const run = `bounded${process.pid}_${Date.now()}`;
 const namespace = `${run}_topics`;

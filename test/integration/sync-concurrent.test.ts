@@ -14,9 +14,10 @@ import { spawn } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { type CatalogRef, type Readers, startReaders, testRestCatalog } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { acquireJobLock } from "../../src/service/job-lock.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type CatalogRef, type Readers, startReaders, testRestCatalog } from "../helpers/readers.ts";
 import {
   AppendModel,
   modelColumns,
@@ -27,7 +28,6 @@ import {
   UpsertModel,
   type Value,
 } from "../helpers/sync-model.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
 const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);

@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Admin } from "@platformatic/kafka";
-import { bootstrapServers, createTopic, deleteTopic, produce, type TestMessage } from "../helpers/kafka.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
+import { bootstrapServers, createTopic, deleteTopic, produce, type TestMessage } from "../../dev/kafka.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const main = join(root, "src/cli/main.ts");

@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { Table } from "../../src/iceberg/table.ts";
@@ -14,7 +15,6 @@ import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-off
 import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { runSync } from "../../src/sync/sync.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
 import { OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
 
 const PARTITIONS = 3;

@@ -10,10 +10,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync, type SyncReport } from "../../src/sync/sync.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, restTable, startReaders } from "../helpers/readers.ts";
 import {
   AppendModel,
   type BatchFigures,
@@ -24,7 +25,6 @@ import {
   UpsertModel,
   type Value,
 } from "../helpers/sync-model.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
 const random = new Random(seed);

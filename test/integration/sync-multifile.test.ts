@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { type Readers, startReaders } from "../../dev/readers.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync } from "../../src/sync/sync.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, startReaders } from "../helpers/readers.ts";
 import {
   modelColumns,
   OffsetCounter,

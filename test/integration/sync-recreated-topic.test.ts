@@ -11,6 +11,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { reportToText } from "../../src/cli/report.ts";
 import type { JobConfig } from "../../src/config/job-config.ts";
 import { parseJob } from "../../src/config/load-job.ts";
@@ -23,8 +26,6 @@ import { catalogConfig } from "../../src/sync/connect.ts";
 import { planSync } from "../../src/sync/plan-sync.ts";
 import { committedPosition, type KafkaPosition } from "../../src/sync/snapshot-offsets.ts";
 import { runSync } from "../../src/sync/sync.ts";
-import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, type Row, restTable, startReaders } from "../helpers/readers.ts";
 import {
   AppendModel,
   deadLetterColumns,
@@ -34,7 +35,6 @@ import {
   produceExactly,
   UpsertModel,
 } from "../helpers/sync-model.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-recreated-"));

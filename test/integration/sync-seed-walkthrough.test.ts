@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createTopics, expected, producePhase } from "../../demo/seed-walkthrough.ts";
+import { bootstrapServers } from "../../dev/kafka.ts";
+import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync, type SyncReport } from "../../src/sync/sync.ts";
-import { bootstrapServers } from "../helpers/kafka.ts";
-import { type Readers, restTable, startReaders } from "../helpers/readers.ts";
-import { restCatalog } from "../services/iceberg-rest.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const prefix = `seed${run}_`;

@@ -7,13 +7,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { type Readers, startReaders } from "../../dev/readers.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { runSync } from "../../src/sync/sync.ts";
-import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
-import { type Readers, startReaders } from "../helpers/readers.ts";
 import { AppendModel, modelColumns, OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
 
 const { run, name, namespace, dir, warehouse, catalogRef } = syncWorkspace("topicloss");

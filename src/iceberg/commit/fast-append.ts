@@ -1,10 +1,11 @@
 // FastAppend (Java's FastAppend, spec operation "append"): new data files go into one new
 // manifest; the parent's manifests are kept as they are, never rewritten or merged.
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
+import { readManifestList } from "../scan/read-manifests.ts";
 import { type DataFile, ManifestContent } from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
-import { readManifestList, writeManifestFile } from "./manifests.ts";
+import { writeManifestFile } from "./manifests.ts";
 import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
 import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
 

@@ -1,44 +1,11 @@
-// Manifest and manifest-list files of a table: where they are written and how they are read
-// back. Manifests and manifest lists are immutable once written (spec "Overview"), so what
-// has been read is cached by location for the life of the process.
-import { inheritFromManifestFile } from "../avro/inheritance.ts";
-import { readManifestList as decodeManifestList, writeManifestList } from "../avro/manifest-list.ts";
-import { readManifest } from "../avro/manifest-reader.ts";
+// Manifest and manifest-list files of a commit: where they are written. Reading them back is
+// the scan's (scan/read-manifests.ts).
+import { writeManifestList } from "../avro/manifest-list.ts";
 import { ManifestWriter, type NewManifestFile } from "../avro/manifest-writer.ts";
 import { newMetadataFileLocation } from "../locations.ts";
-import { EntryStatus, type ManifestContent, type ManifestEntry, type ManifestFile } from "../spec/manifest.ts";
-import type { Snapshot } from "../spec/snapshot.ts";
+import type { ManifestContent, ManifestFile } from "../spec/manifest.ts";
 import { currentSchema, specById, type TableMetadata } from "../spec/table-metadata.ts";
 import type { Table } from "../table.ts";
-
-const manifestLists = new Map<string, Promise<ManifestFile[]>>();
-const manifestEntries = new Map<string, Promise<ManifestEntry[]>>();
-const CACHE_LIMIT = 10_000;
-
-function cached<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
-  let value = cache.get(key);
-  if (!value) {
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    value = load();
-    cache.set(key, value);
-    value.catch(() => cache.delete(key));
-  }
-  return value;
-}
-
-export function readManifestList(table: Table, snapshot: Snapshot): Promise<ManifestFile[]> {
-  return cached(manifestLists, snapshot.manifestList, async () =>
-    decodeManifestList(await table.io.read(snapshot.manifestList)),
-  );
-}
-
-/** The live (ADDED and EXISTING) entries of a committed manifest, with inherited values filled in. */
-export function readManifestEntries(table: Table, manifest: ManifestFile): Promise<ManifestEntry[]> {
-  return cached(manifestEntries, manifest.manifestPath, async () => {
-    const { entries } = readManifest(await table.io.read(manifest.manifestPath));
-    return inheritFromManifestFile(entries, manifest).filter((e) => e.status !== EntryStatus.DELETED);
-  });
-}
 
 /** Writes a manifest of the current schema and the given (default) spec, filled by `fill`. */
 export async function writeManifestFile(

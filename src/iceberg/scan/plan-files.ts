@@ -3,8 +3,6 @@
 // to its referenced data file when its data sequence number is >= the data file's.
 // The spec allows one live DV per data file; should a table hold two, the newer one (higher
 // sequence number) is taken, since a correct writer's newer DV includes the older's positions.
-
-import { readManifestEntries, readManifestList } from "../commit/manifests.ts";
 import {
   type DataFile,
   type DeletionVectorFile,
@@ -16,6 +14,7 @@ import {
 } from "../spec/manifest.ts";
 import type { Snapshot } from "../spec/snapshot.ts";
 import type { Table } from "../table.ts";
+import { readManifestEntries, readManifestList } from "./read-manifests.ts";
 
 export interface LiveFile<F extends DataFile | DeletionVectorFile> {
   /** With inherited snapshot id and sequence numbers filled in. */

@@ -26,9 +26,6 @@ export interface PartitionSpec {
   fields: readonly PartitionField[];
 }
 
-/** Spec: partition field ids are assigned from 1000 so they never collide with schema ids. */
-export const PARTITION_FIELD_ID_START = 1000;
-
 export const unpartitioned: PartitionSpec = { specId: 0, fields: [] };
 
 export function transformToString(t: Transform): string {

@@ -5,14 +5,10 @@ import { type PartitionSpec, partitionSpecFromJson, partitionSpecToJson } from "
 import { type Schema, schemaFromJson, schemaToJson } from "./schema.ts";
 import { MAIN_BRANCH, type Snapshot, type SnapshotRef, snapshotFromJson, snapshotToJson } from "./snapshot.ts";
 
-export const FORMAT_VERSION = 3;
-
 export interface SortOrder {
   orderId: number;
   fields: readonly unknown[];
 }
-
-export const unsorted: SortOrder = { orderId: 0, fields: [] };
 
 export interface TableMetadata {
   formatVersion: number;

@@ -1,7 +1,7 @@
 """Writes the sample table of readers.test.ts with PyIceberg, a writer independent of floe.
 
 Usage: python sample_table.py '{"catalog": {...}, "namespace": "ns", "table": "t"}' where the
-catalog is a CatalogRef of test/helpers/readers.ts. Replaces the table if it exists and
+catalog is a CatalogRef of dev/readers.ts. Replaces the table if it exists and
 prints {"metadataLocation": ...}. The table is format version 2: PyIceberg 0.12 creates v3
 tables but cannot append to them ("Cannot write manifest for table version: 3").
 """

@@ -1,4 +1,4 @@
-// The real services of the test harness, in start order.
+// The real services the tests, the demo and the benchmarks run against, in start order.
 import { icebergRest } from "./iceberg-rest.ts";
 import { kafka } from "./kafka.ts";
 import type { Service } from "./lib.ts";

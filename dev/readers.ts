@@ -1,5 +1,5 @@
-// The verification readers of the integration tests: DuckDB (iceberg extension), PyIceberg and
-// Spark (Iceberg runtime) in one long-lived Python process, test/helpers/readers/reader_server.py,
+// The verification readers of the integration tests and the demo: DuckDB (iceberg extension), PyIceberg and
+// Spark (Iceberg runtime) in one long-lived Python process, dev/readers/reader_server.py,
 // spoken to in JSON lines. Start it once per test file, Spark alone takes seconds to come up:
 //
 //   const readers = await startReaders();
@@ -20,9 +20,9 @@ import type { Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { restCatalog } from "../services/iceberg-rest.ts";
-import { localDir, logDir } from "../services/lib.ts";
-import { readerEnv } from "../services/readers.ts";
+import { restCatalog } from "./services/iceberg-rest.ts";
+import { localDir, logDir } from "./services/lib.ts";
+import { readerEnv } from "./services/readers.ts";
 
 export type Engine = "duckdb" | "pyiceberg" | "spark";
 export const allEngines: readonly Engine[] = ["duckdb", "pyiceberg", "spark"];
@@ -59,7 +59,7 @@ export interface RowsOptions {
   orderBy?: string[];
 }
 
-/** The test REST catalog (test/services/iceberg-rest.ts), known as "rest" in SQL. */
+/** The test REST catalog (dev/services/iceberg-rest.ts), known as "rest" in SQL. */
 export const testRestCatalog: RestCatalogRef = {
   type: "rest",
   name: "rest",

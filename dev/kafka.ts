@@ -1,12 +1,13 @@
-// Kafka chores of the integration tests, against the broker of test/services/kafka.ts.
+// Kafka chores of the tests, the demo and the benchmarks, against the broker of
+// dev/services/kafka.ts (or, for a benchmark, the one it is given).
 // Each call opens its own client and closes it, so a test never leaks a connection.
 import { Admin, findErrorBy, ProduceAcks, Producer } from "@platformatic/kafka";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { brokerPort } from "../services/kafka/config.ts";
+import { KafkaCluster } from "../src/kafka/connection.ts";
+import { brokerPort } from "./services/kafka/config.ts";
 
 export const bootstrapServers = `127.0.0.1:${brokerPort()}`;
 
-const clientId = "floe-test";
+const clientId = "floe-dev";
 
 export interface TestMessage {
   key?: string | Buffer | null;
@@ -15,7 +16,7 @@ export interface TestMessage {
   partition?: number;
 }
 
-/** The test broker as floe connects to it (close it in `after`). */
+/** The development broker as floe connects to it (close it in `after`). */
 export function connectCluster(): Promise<KafkaCluster> {
   return KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
 }
@@ -42,29 +43,31 @@ export class TestTopics {
 }
 
 /** Creates the topic and returns once every partition has a leader, so that produce succeeds at once. */
-export async function createTopic(name: string, partitions = 1): Promise<void> {
-  await withAdmin(async (admin) => {
+export async function createTopic(name: string, partitions = 1, broker = bootstrapServers): Promise<void> {
+  await withAdmin(broker, async (admin) => {
     await admin.createTopics({ topics: [name], partitions, replicas: 1 });
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const metadata = await admin.metadata({ topics: [name], forceUpdate: true });
-      const topic = metadata.topics.get(name);
-      if (topic?.partitionsCount === partitions && topic.partitions.every((p) => p.leader >= 0)) return;
-      if (Date.now() > deadline)
-        throw new Error(`topic ${name}: no leader for all ${partitions} partitions after 10 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(`topic ${name}: no leader for all ${partitions} partitions`, async () => {
+      const topic = (await admin.metadata({ topics: [name], forceUpdate: true })).topics.get(name);
+      return topic?.partitionsCount === partitions && topic.partitions.every((p) => p.leader >= 0);
+    });
   });
 }
 
-/** Deletes the topic; a topic that does not exist is already what the caller wants. */
-export async function deleteTopic(name: string): Promise<void> {
-  await withAdmin(async (admin) => {
+/**
+ * Deletes the topic and returns once the broker no longer lists it, so that a topic of the same
+ * name can be created at once; a topic that does not exist is already what the caller wants.
+ */
+export async function deleteTopic(name: string, broker = bootstrapServers): Promise<void> {
+  await withAdmin(broker, async (admin) => {
     try {
       await admin.deleteTopics({ topics: [name] });
     } catch (error) {
       if (!findErrorBy(error as Error, "apiId", "UNKNOWN_TOPIC_OR_PARTITION")) throw error;
     }
+    await until(
+      `topic ${name}: still listed after its deletion`,
+      async () => !(await admin.listTopics()).includes(name),
+    );
   });
 }
 
@@ -97,11 +100,20 @@ function toBytes(data: string | Buffer | null): Buffer | null {
   return typeof data === "string" ? Buffer.from(data) : data;
 }
 
-async function withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Admin({ clientId, bootstrapBrokers: [bootstrapServers] });
+async function withAdmin<T>(broker: string, work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = new Admin({ clientId, bootstrapBrokers: [broker] });
   try {
     return await work(admin);
   } finally {
     await admin.close();
+  }
+}
+
+/** Polls `condition` until it holds; after 30 s fails with `what`. */
+async function until(what: string, condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what} after 30 s`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

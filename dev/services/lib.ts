@@ -1,4 +1,4 @@
-// Shared plumbing of the test services: where they live, how a daemon is spawned, how we
+// Shared plumbing of the development services (tests, demo, benchmarks): where they live, how a daemon is spawned, how we
 // wait for it. Every service fetches into .local/ (git-ignored) and logs to .local/logs/.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";

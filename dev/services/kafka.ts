@@ -1,5 +1,6 @@
-// Apache Kafka for the tests: one KRaft node (broker and controller in one JVM) on loopback,
-// run from the Maven Central jars of test/services/kafka/pom.xml, data under .local/kafka.
+// Apache Kafka for the tests, the demo and the benchmarks: one KRaft node (broker and controller
+// in one JVM) on loopback, run from the Maven Central jars of dev/services/kafka/pom.xml, data
+// under .local/kafka.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -30,8 +31,8 @@ import {
 } from "./lib.ts";
 
 const name = "kafka";
-const pomFile = join(root, "test", "services", "kafka", "pom.xml");
-const log4jConfig = join(root, "test", "services", "kafka", "log4j2.properties");
+const pomFile = join(root, "dev", "services", "kafka", "pom.xml");
+const log4jConfig = join(root, "dev", "services", "kafka", "log4j2.properties");
 // Holds the hash of the pom the jars were fetched for, so that a version bump refetches them.
 const installedMarker = join(libsDir, ".pom-sha256");
 // java expands a trailing `*` in a class path itself, so no shell is needed.

@@ -25,7 +25,7 @@ import {
 
 const name = "iceberg-rest";
 const home = join(localDir, "iceberg-rest");
-const recipes = join(root, "test", "services", "iceberg-rest");
+const recipes = join(root, "dev", "services", "iceberg-rest");
 const pom = join(recipes, "pom.xml");
 const launcher = join(recipes, "LoopbackRESTCatalogServer.java");
 const launcherClass = "org.apache.iceberg.rest.LoopbackRESTCatalogServer";

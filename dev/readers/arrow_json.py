@@ -1,7 +1,7 @@
 """Arrow tables -> JSON rows, normalised so that the three engines' answers compare equal.
 
 Every engine hands over an Arrow table; the Arrow types are what the value's meaning is read
-from. The rules (mirrored in test/helpers/readers.ts, which decodes the tags):
+from. The rules (mirrored in dev/readers.ts, which decodes the tags):
 
   int8/16/32            JSON number
   int64 (Iceberg long)  {"$int64": "<decimal digits>"}            -> bigint in TS

@@ -1,8 +1,8 @@
-// The verification readers of the integration tests: DuckDB with the iceberg extension,
+// The verification readers of the integration tests and the demo: DuckDB with the iceberg extension,
 // PyIceberg and PySpark with the Iceberg runtime, installed into a project-local Python venv
 // (.local/venv) plus the jars Spark adds (.local/spark-jars). DuckDB installs the extensions of
 // the pip packages into .local/duckdb when a reader starts. Nothing runs as a daemon: each
-// test file starts its own reader process through test/helpers/readers.ts.
+// test file starts its own reader process through dev/readers.ts.
 import { join } from "node:path";
 import {
   buildFrom,
@@ -17,7 +17,7 @@ import {
 } from "./lib.ts";
 
 const name = "readers";
-const recipes = join(root, "test", "services", "readers");
+const recipes = join(root, "dev", "services", "readers");
 const requirements = join(recipes, "requirements.txt");
 const pom = join(recipes, "pom.xml");
 const venv = join(localDir, "venv");
