@@ -16,12 +16,18 @@
 // end, the time of each stage (plan, read + decode + infer, write + commit, group ack), CPU
 // seconds, and peak RSS (process.resourceUsage().maxRSS). --profile <dir> runs the children with
 // `node --cpu-prof --cpu-prof-dir <dir>`.
+//
+// A figure is printed only for a table that reads back right: after each run, DuckDB and
+// PyIceberg (the readers of the integration tests, dev/readers.ts) must each read as
+// many rows and distinct ids as the topic holds (append: one row per message; upsert: one per
+// id); otherwise the bench fails naming the engine and the counts.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapServers } from "../dev/kafka.ts";
+import { type Readers, startReaders, type TableRef } from "../dev/readers.ts";
 import { parseJob } from "../src/config/load-job.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../src/sync/sync.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
@@ -60,7 +66,14 @@ interface Figures {
   stages: { plan: number; read: number; write: number; ack: number };
   cpuSeconds: number;
   peakRssMb: number;
+  /** The run's temp folder (warehouse, state), left for the parent to verify and remove. */
+  dir: string;
+  table: { namespace: string; name: string };
 }
+
+/** The verifying readers, started at the first verification; the expected id count, once. */
+let readers: Readers | undefined;
+let distinctIds: number | undefined;
 
 if (values["sync-once"] !== undefined) {
   console.log(JSON.stringify(await syncOnce(values["sync-once"] as "append" | "upsert")));
@@ -80,7 +93,12 @@ if (values["sync-once"] !== undefined) {
       );
       if (child.status !== 0) throw new Error(`${mode} sync failed with status ${child.status}`);
       const f = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Figures;
-      if (f.messages !== messages) throw new Error(`synced ${f.messages} messages, expected ${messages}`);
+      try {
+        if (f.messages !== messages) throw new Error(`synced ${f.messages} messages, expected ${messages}`);
+        await verifyTable(f, run);
+      } finally {
+        rmSync(f.dir, { recursive: true, force: true });
+      }
       const s = f.stages;
       console.log(
         [
@@ -100,6 +118,31 @@ if (values["sync-once"] !== undefined) {
           String(f.dataFiles).padStart(6),
           f.peakRssMb.toFixed(0).padStart(14),
         ].join(" "),
+      );
+    }
+  }
+  await readers?.close();
+}
+
+/** Throws unless DuckDB and PyIceberg read the rows and distinct ids the topic's messages make. */
+async function verifyTable(f: Figures, run: number): Promise<void> {
+  distinctIds ??= new Set(Array.from({ length: messages }, (_, n) => orderId(n))).size;
+  const expected = { rows: f.mode === "append" ? messages : distinctIds, ids: distinctIds };
+  readers ??= await startReaders({ engines: ["duckdb", "pyiceberg"] });
+  const warehouse = join(f.dir, "warehouse");
+  const ref: TableRef = {
+    catalog: { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" },
+    namespace: f.table.namespace,
+    table: f.table.name,
+  };
+  for (const engine of readers.engines) {
+    const rows = await readers.rows(engine, ref, { columns: ["id"], orderBy: [] });
+    const ids = new Set(rows.map((r) => r.id)).size;
+    if (rows.length !== expected.rows || ids !== expected.ids) {
+      throw new Error(
+        `${f.mode} run ${run}: ${engine} reads ${rows.length} rows with ${ids} distinct ids from ` +
+          `${f.table.namespace}.${f.table.name}, expected ${expected.rows} rows with ${expected.ids} ids; ` +
+          "the table is wrong, so no figure is printed",
       );
     }
   }
@@ -129,6 +172,7 @@ streams:
 `,
     join(dir, "job.yaml"),
   );
+  let ok = false;
   try {
     const started = performance.now();
     const marks = { planned: started, read: started, committed: started };
@@ -147,6 +191,7 @@ streams:
     const cpu = process.cpuUsage(cpuBefore);
     if (report.status !== "complete") throw new Error(`sync ${report.status}: ${report.readError}`);
     const table = report.tables[0]!;
+    ok = true;
     return {
       mode,
       messages: report.messagesRead,
@@ -162,9 +207,11 @@ streams:
       },
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       peakRssMb: process.resourceUsage().maxRSS / 1024,
+      dir,
+      table: { namespace: job.iceberg.namespace, name: "orders" },
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!ok) rmSync(dir, { recursive: true, force: true });
   }
 }
 

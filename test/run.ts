@@ -1,6 +1,7 @@
 // The test command. `npm test` installs and starts the real services (Kafka, the Iceberg REST
 // catalog, the reader venv), then runs the unit and integration tests with node:test;
-// `npm run test:unit` runs the pure tests alone, with no service.
+// `npm run test:unit` runs the pure tests alone, with no service; `npm run test:scale` runs the
+// scale tests of test/scale (a million messages each, minutes) against the same services.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -8,7 +9,8 @@ import { services } from "../dev/services/index.ts";
 import { root, ServiceError } from "../dev/services/lib.ts";
 
 const unitOnly = process.argv.includes("--unit");
-const suites = unitOnly ? ["test/unit"] : ["test/unit", "test/integration"];
+const scaleOnly = process.argv.includes("--scale");
+const suites = unitOnly ? ["test/unit"] : scaleOnly ? ["test/scale"] : ["test/unit", "test/integration"];
 
 if (!unitOnly) {
   try {

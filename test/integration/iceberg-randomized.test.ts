@@ -5,6 +5,12 @@
 // fill. After every commit DuckDB, PyIceberg and Spark must each read exactly the rows of an
 // in-memory model.
 //
+// Some appends write a large file (thousands of rows), and some upserts and deletes take
+// hundreds of its rows, its DV first, beside a few rows of small files: DVs of kilobytes next
+// to DVs of a few dozen bytes in one commit, as a sync at scale writes them. Small files alone
+// never give a reader a DV that outweighs the rest of its Puffin file (DuckDB 1.5.5 misread
+// exactly those), so operations 1 and 2 are always such an append and such an upsert.
+//
 // The seed is printed; replay a failure with FLOE_SEED=<seed>. FLOE_RANDOM_OPS sets the
 // number of operations per catalog (default 200, the issue's floor).
 import assert from "node:assert/strict";
@@ -153,6 +159,13 @@ async function assertRows(ref: TableRef, expected: Row[], generation: number): P
     assert.deepStrictEqual(rows, expected, `${engine} read other rows than expected`);
   }
 }
+/**
+ * Rows a bulk upsert or delete takes at least from one file (up to twice as many): a DV of about
+ * 800 bytes or more, larger than the other DVs and the footer of a commit's first Puffin file.
+ * A bulk upsert's new file can be the next one's victim.
+ */
+const BULK_ROWS = 400;
+
 /** Time spent reading, per engine, for the log. */
 const readMs = new Map<string, number>();
 
@@ -238,13 +251,24 @@ async function randomWalk(
   };
   const freshIds = (n: number) => Array.from({ length: n }, () => model.nextId++);
 
-  /** Ids to replace or delete: a few rows from each of several files, favouring files with a DV. */
-  const chooseVictims = (maxFiles: number) => {
-    const live = model.liveFiles();
+  /**
+   * Ids to replace or delete: a few rows from each of several files, favouring files with a DV;
+   * with `bulk`, first hundreds of rows of a large file (so its DV, listed first, is large).
+   */
+  const chooseVictims = (maxFiles: number, bulk: boolean) => {
+    const ids: bigint[] = [];
+    const large = model.liveFiles().filter((f) => model.files.get(f)!.size >= BULK_ROWS);
+    const bulkFile = bulk && large.length > 0 ? random.pick(large) : undefined;
+    if (bulkFile !== undefined) {
+      bulkCommits++;
+      const ofFile = [...model.files.get(bulkFile)!.values()];
+      ids.push(...random.sample(ofFile, random.int(BULK_ROWS, Math.min(2 * BULK_ROWS, ofFile.length))));
+    }
+    const live = model.liveFiles().filter((f) => f !== bulkFile);
+    if (live.length === 0) return ids;
     const withDV = live.filter((f) => model.withDV.has(f));
     const chosen = new Set(random.sample(live, random.int(1, Math.min(maxFiles, live.length))));
     if (withDV.length > 0) for (const f of random.sample(withDV, random.int(1, 2))) chosen.add(f);
-    const ids: bigint[] = [];
     for (const file of chosen) {
       const ofFile = [...model.files.get(file)!.values()];
       ids.push(...random.sample(ofFile, random.int(1, Math.min(4, ofFile.length))));
@@ -261,14 +285,18 @@ async function randomWalk(
     return byFile.size;
   };
 
+  /** Commits whose first DV is of hundreds of rows of a large file. */
+  let bulkCommits = 0;
   const steps: Step[] = [];
   const started = performance.now();
   readMs.clear();
   for (let op = 0; op < operations; op++) {
-    const roll = random.next();
+    const roll = op === 1 ? 0 : op === 2 ? 0.3 : random.next();
+    const bulk = op === 2 || random.next() < 0.25;
     let step: Step;
-    if (op === 0 || model.rows.size < 5 || roll < 0.3) {
-      const ids = freshIds(random.int(1, 25));
+    if (op === 0 || op === 1 || model.rows.size < 5 || roll < 0.3) {
+      const large = op === 1 || random.next() < 0.02;
+      const ids = freshIds(large ? random.int(4 * BULK_ROWS, 6 * BULK_ROWS) : random.int(1, 25));
       const { files, placed } = await writeRows(ids);
       await table
         .newFastAppend()
@@ -277,7 +305,7 @@ async function randomWalk(
       landRows(placed);
       step = { kind: "append", detail: `${ids.length} rows` };
     } else if (roll < 0.65) {
-      const victims = chooseVictims(6);
+      const victims = chooseVictims(6, bulk);
       const ids = [...victims, ...freshIds(random.int(0, 5))];
       const { files, placed } = await writeRows(ids);
       const delta = table.newRowDelta().addRows(...files);
@@ -292,7 +320,7 @@ async function randomWalk(
         detail: `${victims.length} rows replaced over ${touched} files, ${ids.length - victims.length} new`,
       };
     } else if (roll < 0.93) {
-      const victims = chooseVictims(4);
+      const victims = chooseVictims(4, bulk);
       const delta = table.newRowDelta();
       const touched = deleteAll(delta, victims);
       const snapshot = await delta.commit();
@@ -335,6 +363,7 @@ async function randomWalk(
   const seconds = (performance.now() - started) / 1000;
   log(
     `${label}: ${operations} operations (${[...kinds].map(([k, v]) => `${v.length} ${k}`).join(", ")}), ` +
+      `${bulkCommits} of them with hundreds of rows of a large file, ` +
       `${model.rows.size} live rows in ${plan.dataFiles.size} data files, ${plan.deletionVectors.size} DVs, ` +
       `${model.columns.length + 1} columns; ${seconds.toFixed(1)} s, of which reading after each commit: ` +
       [...readMs]
@@ -342,6 +371,7 @@ async function randomWalk(
         .join(", "),
   );
   assert.ok((kinds.get("upsert")?.length ?? 0) > 0 && (kinds.get("delete")?.length ?? 0) > 0);
+  assert.ok(bulkCommits > 0, "a commit with a large DV first");
 }
 
 test("random walk on the REST catalog: every commit reads back the model in all three engines", async (t) => {

@@ -12,7 +12,7 @@
 // writer's commit deletes the rows as that parent holds them, not as the first attempt saw them.
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { newDataFileLocation } from "../locations.ts";
-import { writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
+import { type DeletionVectorInput, writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
 import { RoaringPositionBitmap } from "../puffin/roaring64.ts";
 import { readDeletedPositions } from "../scan/deleted-positions.ts";
 import { type FileSnapshot, type LiveFile, planFiles } from "../scan/plan-files.ts";
@@ -35,6 +35,9 @@ export interface RowPositions {
 
 /** Plans the deletes of a row delta on the parent an attempt commits on. */
 export type DeletePlanner = (base: TableMetadata, parent: Snapshot | undefined) => Promise<Iterable<RowPositions>>;
+
+/** Puffin files written at once: an upsert can touch thousands of data files. */
+const PUFFIN_WRITES_IN_FLIGHT = 16;
 
 export class RowDelta extends SnapshotProducer {
   private readonly dataFiles: DataFile[] = [];
@@ -168,9 +171,15 @@ export class RowDelta extends SnapshotProducer {
     return { deletes, dvs };
   }
 
+  /**
+   * Writes each new DV as the only blob of its own Puffin file (the spec allows several per file).
+   * DuckDB 1.5.5's iceberg extension misreads Puffin files of several DVs: it parses each DV from
+   * the start of the byte range its file cache returns, and once that range spans earlier blobs
+   * of the file, later DVs come back as the first one, deleting other rows of other data files.
+   * A DV at offset 4 of its own file is read right by every reader; DuckDB writes them so too.
+   */
   private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletionVectors> {
-    if (this.deletes.size === 0) return [];
-    const inputs = [];
+    const inputs: DeletionVectorInput[] = [];
     for (const [path, positions] of this.deletes) {
       const previous = plan.deletionVectors.get(path);
       if (previous) {
@@ -178,24 +187,34 @@ export class RowDelta extends SnapshotProducer {
       }
       inputs.push({ referencedDataFile: path, positions });
     }
-    const { bytes, deletionVectors } = writeDeletionVectorFile(inputs);
+    const written: WrittenDeletionVectors = [];
+    for (let i = 0; i < inputs.length; i += PUFFIN_WRITES_IN_FLIGHT) {
+      const batch = inputs.slice(i, i + PUFFIN_WRITES_IN_FLIGHT);
+      written.push(...(await Promise.all(batch.map((input) => this.writeDeletionVector(base, plan, input)))));
+    }
+    return written;
+  }
+
+  private async writeDeletionVector(base: TableMetadata, plan: FileSnapshot, input: DeletionVectorInput) {
+    const {
+      bytes,
+      deletionVectors: [blob],
+    } = writeDeletionVectorFile([input]);
     const location = newDataFileLocation(base, "puffin");
     await this.table.io.write(location, bytes);
-    return deletionVectors.map((blob) => {
-      const target = plan.dataFiles.get(blob.referencedDataFile)!;
-      const file: DeletionVectorFile = {
-        content: FileContent.POSITION_DELETES,
-        fileFormat: "PUFFIN",
-        filePath: location,
-        partition: target.entry.file.partition,
-        recordCount: BigInt(blob.cardinality),
-        fileSizeInBytes: BigInt(bytes.length),
-        referencedDataFile: blob.referencedDataFile,
-        contentOffset: BigInt(blob.offset),
-        contentSizeInBytes: BigInt(blob.length),
-      };
-      return { file, specId: target.manifest.partitionSpecId };
-    });
+    const target = plan.dataFiles.get(input.referencedDataFile)!;
+    const file: DeletionVectorFile = {
+      content: FileContent.POSITION_DELETES,
+      fileFormat: "PUFFIN",
+      filePath: location,
+      partition: target.entry.file.partition,
+      recordCount: BigInt(blob!.cardinality),
+      fileSizeInBytes: BigInt(bytes.length),
+      referencedDataFile: input.referencedDataFile,
+      contentOffset: BigInt(blob!.offset),
+      contentSizeInBytes: BigInt(blob!.length),
+    };
+    return { file, specId: target.manifest.partitionSpecId };
   }
 
   /** Rewrites each manifest holding a replaced DV: that entry DELETED, the others EXISTING. */
