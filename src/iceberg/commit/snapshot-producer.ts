@@ -78,6 +78,12 @@ export abstract class SnapshotProducer {
       const sequenceNumber = base.lastSequenceNumber + 1n;
       for (const check of this.validations) await check(base, parent);
       const changes = await this.apply(base, parent, sequenceNumber);
+      // A parent's manifest whose every entry is DELETED holds no live file: it records those
+      // deletions for the snapshot that made them, and is not carried further (as Java's
+      // manifest filter drops it), or every later snapshot would list it forever.
+      changes.manifests = changes.manifests.filter(
+        (m) => m.addedSnapshotId === this.snapshotId || m.addedFilesCount + m.existingFilesCount > 0,
+      );
       const { location, addedRows } = await writeManifestListFile(this.table, {
         snapshotId: this.snapshotId,
         parentSnapshotId: parent?.snapshotId,

@@ -13,6 +13,7 @@ import { ValidationError } from "../../../../src/iceberg/commit/validation-error
 import { writeDataFiles } from "../../../../src/iceberg/data-writer.ts";
 import { readDeletedPositions } from "../../../../src/iceberg/scan/deleted-positions.ts";
 import { planFiles } from "../../../../src/iceberg/scan/plan-files.ts";
+import { readManifestList } from "../../../../src/iceberg/scan/read-manifests.ts";
 import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
 import type { Snapshot } from "../../../../src/iceberg/spec/snapshot.ts";
 import { currentSnapshot } from "../../../../src/iceberg/spec/table-metadata.ts";
@@ -150,4 +151,24 @@ test("without a planner, another writer's DV on the same file is a conflict: not
   await assert.rejects(delta.commit(), ValidationError);
   await table.refresh();
   assert.equal(currentSnapshot(table.metadata)!.snapshotId, concurrent!.snapshotId);
+});
+
+test("a manifest whose entries are all DELETED is listed by the snapshot that deleted them, not by later ones", async () => {
+  const { table, firstFile } = await tableWithRows();
+  await table.newRowDelta().deleteRows(firstFile, [0]).commit();
+  const replacing = await table.newRowDelta().deleteRows(firstFile, [1]).commit();
+  const withDeleted = await readManifestList(table, replacing);
+  const deletedOnly = withDeleted.filter((m) => m.addedFilesCount + m.existingFilesCount === 0);
+  assert.equal(deletedOnly.length, 1, "the replaced DV's manifest, rewritten with its entry DELETED");
+  const next = await table
+    .newFastAppend()
+    .appendFile(...(await rowsOf(table, [9n])))
+    .commit();
+  const listed = new Set((await readManifestList(table, next)).map((m) => m.manifestPath));
+  assert.equal(listed.has(deletedOnly[0]!.manifestPath), false);
+  const plan = await planFiles(table, next);
+  assert.deepEqual(
+    [...(await readDeletedPositions(table.io, plan.deletionVectors.get(firstFile)!.entry.file)).toArray()],
+    [0n, 1n],
+  );
 });
