@@ -18,7 +18,7 @@ export interface S3StorageOptions {
   readonly credentials?: StaticS3Credentials | undefined;
   /** "when-required" for stores that refuse the SDK's default CRC checksums on every upload. */
   readonly requestChecksums?: "when-supported" | "when-required" | undefined;
-  /** Files larger than this go up in parts (multipart upload). */
+  /** Files larger than this go up in parts (multipart upload). Default: twice the part size. */
   readonly multipartThresholdBytes?: number | undefined;
   readonly partSizeBytes?: number | undefined;
   /** Attempts per request, the first included (the SDK's standard retry strategy: backoff with jitter). */
@@ -71,7 +71,6 @@ export const S3_PROPERTIES = {
 /** S3's smallest part (except the last) is 5 MiB; 8 MiB parts keep a 128 MiB file at 16 parts. */
 export const DEFAULT_PART_SIZE_BYTES = 8 * 1024 * 1024;
 export const MIN_PART_SIZE_BYTES = 5 * 1024 * 1024;
-export const DEFAULT_MULTIPART_THRESHOLD_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_ATTEMPTS = 5;
 /** What S3-compatible stores assume when a client names no region (MinIO, Ceph, R2's "auto" takes it too). */
 export const DEFAULT_COMPATIBLE_REGION = "us-east-1";
@@ -126,10 +125,7 @@ export function s3ClientConfig(
       (options.requestChecksums ?? (endpoint === undefined ? "when-supported" : "when-required")) === "when-required"
         ? "WHEN_REQUIRED"
         : "WHEN_SUPPORTED",
-    multipartThresholdBytes: Math.max(
-      options.multipartThresholdBytes ?? DEFAULT_MULTIPART_THRESHOLD_BYTES,
-      partSizeBytes,
-    ),
+    multipartThresholdBytes: Math.max(options.multipartThresholdBytes ?? 2 * partSizeBytes, partSizeBytes),
     partSizeBytes,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
   };
