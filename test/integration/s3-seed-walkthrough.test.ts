@@ -9,15 +9,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { createTopics, expected, producePhase } from "../../demo/seed-walkthrough.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { runSync, type SyncReport } from "../../src/sync/sync.ts";
 import { bootstrapServers } from "../helpers/kafka.ts";
 import { type Readers, restS3Table, startReaders, testRestS3Catalog } from "../helpers/readers.ts";
+import { objectKeys } from "../helpers/s3.ts";
 import { startVendingProxy, type VendingProxy } from "../services/credential-vending-proxy.ts";
 import { restS3Catalog } from "../services/iceberg-rest-s3.ts";
-import { minio, minioRootClient } from "../services/minio.ts";
+import { minio } from "../services/minio.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";
 
@@ -87,24 +87,6 @@ function tableReport(report: SyncReport, table: string) {
   const t = report.tables.find((r) => r.table === `${namespace}.${table}`);
   assert.ok(t, `no report for ${table}`);
   return t;
-}
-
-async function objectKeys(keyPrefix: string): Promise<string[]> {
-  const client = minioRootClient();
-  try {
-    const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await client.send(
-        new ListObjectsV2Command({ Bucket: minio.warehouseBucket, Prefix: keyPrefix, ContinuationToken: token }),
-      );
-      keys.push(...(page.Contents ?? []).map((o) => o.Key!));
-      token = page.NextContinuationToken;
-    } while (token);
-    return keys;
-  } finally {
-    client.destroy();
-  }
 }
 
 test("seed walkthrough on MinIO with vended credentials: DuckDB, PyIceberg and Spark read expected.json", async () => {

@@ -44,6 +44,8 @@ export interface VendingProxy {
   readonly uri: string;
   /** Every set of credentials handed out, in order. */
   readonly vended: readonly VendingRecord[];
+  /** The access key ids revoked so far (at the end of their lifetime, or by revokeAll). */
+  readonly revoked: readonly string[];
   /** Revokes every credential handed out so far, at once. */
   revokeAll(): Promise<void>;
   close(): Promise<void>;
@@ -56,6 +58,7 @@ const HOP_HEADERS = new Set(["host", "connection", "content-length", "transfer-e
 export async function startVendingProxy(options: VendingProxyOptions): Promise<VendingProxy> {
   const upstream = options.upstream.replace(/\/+$/, "");
   const vended: VendingRecord[] = [];
+  const revoked: string[] = [];
   const outstanding = new Map<string, { credentials: TemporaryCredentials; timer?: NodeJS.Timeout }>();
 
   async function revoke(accessKeyId: string): Promise<void> {
@@ -64,6 +67,7 @@ export async function startVendingProxy(options: VendingProxyOptions): Promise<V
     outstanding.delete(accessKeyId);
     clearTimeout(entry.timer);
     await revokeTokens(entry.credentials);
+    revoked.push(accessKeyId);
   }
 
   async function vend(table: string, location: string, via: VendingRecord["via"]) {
@@ -185,6 +189,7 @@ export async function startVendingProxy(options: VendingProxyOptions): Promise<V
   return {
     uri: `http://127.0.0.1:${port}`,
     vended,
+    revoked,
     revokeAll,
     async close() {
       server.closeAllConnections();
