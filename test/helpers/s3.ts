@@ -1,6 +1,6 @@
 // S3 chores of the integration tests, against MinIO (test/services/minio.ts) with its root
 // credentials: what a bucket shows under a prefix, and which multipart uploads are open there.
-import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { AbortMultipartUploadCommand, ListObjectsV2Command, ListPartsCommand } from "@aws-sdk/client-s3";
 import { minio, minioRootClient } from "../services/minio.ts";
 
 /** Every object key under `prefix`: what any reader of the bucket can see. */
@@ -22,12 +22,24 @@ export async function objectKeys(prefix: string, bucket = minio.warehouseBucket)
   }
 }
 
-/** The keys of the multipart uploads started and neither completed nor aborted under `prefix`. */
-export async function openMultipartUploads(prefix: string, bucket = minio.warehouseBucket): Promise<string[]> {
+/**
+ * The part numbers a multipart upload holds, while it is open (neither completed nor aborted).
+ * MinIO lists open uploads only by their exact key, so the test names the upload.
+ */
+export async function uploadedParts(key: string, uploadId: string, bucket = minio.warehouseBucket): Promise<number[]> {
   const client = minioRootClient();
   try {
-    const answer = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
-    return (answer.Uploads ?? []).map((u) => u.Key!);
+    const answer = await client.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
+    return (answer.Parts ?? []).map((p) => p.PartNumber!);
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function abortUpload(key: string, uploadId: string, bucket = minio.warehouseBucket): Promise<void> {
+  const client = minioRootClient();
+  try {
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
   } finally {
     client.destroy();
   }
