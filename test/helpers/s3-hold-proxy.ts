@@ -46,15 +46,16 @@ export async function startHoldProxy(hold: (method: string, url: string) => bool
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const release = () => {
+    holding = false;
+    for (const response of waiting.splice(0)) response.destroy();
+  };
   return {
     endpoint: `http://127.0.0.1:${port}`,
     held,
-    release() {
-      holding = false;
-      for (const response of waiting.splice(0)) response.destroy();
-    },
+    release,
     async close() {
-      this.release();
+      release();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
