@@ -379,17 +379,13 @@ export class RestCatalog implements Catalog {
           throw this.#failureOf(call, response, error);
       }
     }
-    // CommitTableResponse has no config: the table keeps the config of its last load.
-    const result = (await this.#json(call, response)) as Record<string, unknown>;
-    return this.#loadResult(call, identifier, {
-      ...result,
-      config: this.#tableConfig.get(identifierToString(identifier)) ?? {},
-    });
+    // CommitTableResponse has no config: the table keeps the config and credentials of its last load.
+    return this.#loadResult(call, identifier, await this.#json(call, response), { commit: true });
   }
 
   async close(): Promise<void> {}
 
-  #loadResult(call: string, identifier: TableIdentifier, json: unknown): LoadedTable {
+  #loadResult(call: string, identifier: TableIdentifier, json: unknown, from: { commit?: boolean } = {}): LoadedTable {
     const result = json as {
       metadata?: unknown;
       "metadata-location"?: unknown;
@@ -401,9 +397,8 @@ export class RestCatalog implements Catalog {
     }
     const metadata = tableMetadataFromJson(result.metadata);
     const key = identifierToString(identifier);
-    this.#tableConfig.set(key, stringValues(result.config ?? {}));
-    // A commit's answer carries none: the credentials of the last load stay.
-    if (result["storage-credentials"] !== undefined || !this.#storageCredentials.has(key)) {
+    if (!from.commit) {
+      this.#tableConfig.set(key, stringValues(result.config ?? {}));
       this.#storageCredentials.set(key, parseStorageCredentials(result["storage-credentials"]));
     }
     return {

@@ -119,3 +119,24 @@ test("without a credentials endpoint, renewing reloads the table; a commit keeps
   await catalog.commitTable(id, [], []);
   assert.equal(built.at(-1)?.properties["s3.access-key-id"], "load2");
 });
+
+test("a load that vends in config only drops the storage-credentials of the load before", async () => {
+  server.routes.set("GET /v1/config", () => ({ json: { defaults: {}, overrides: {} } }));
+  server.routes.set(`GET ${tablePath}`, (_request, seen) =>
+    seen === 1
+      ? loadAnswer("old")
+      : {
+          json: {
+            "metadata-location": `${location}/metadata/00002.metadata.json`,
+            metadata: tableMetadataJson({ location }),
+            config: { "s3.access-key-id": "new", "s3.secret-access-key": "s" },
+          },
+        },
+  );
+  const { built, fileIO } = capture();
+  const catalog = await connectRestCatalog({ uri: server.uri, fileIO });
+  await catalog.loadTable(id);
+  await catalog.loadTable(id);
+  assert.equal(built[1]?.properties["s3.access-key-id"], "new");
+  assert.equal(built[1]?.context?.credentialOrigin, "the table's config");
+});
