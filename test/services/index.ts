@@ -5,5 +5,6 @@ import { kafka } from "./kafka.ts";
 import type { Service } from "./lib.ts";
 import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
+import { versitygwService } from "./versitygw.ts";
 
-export const services: Service[] = [kafka, icebergRest, minioService, icebergRestS3, readers];
+export const services: Service[] = [kafka, icebergRest, minioService, icebergRestS3, versitygwService, readers];

@@ -63,6 +63,9 @@ export class S3FileIO implements FileIO {
       ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
       ...(config.region === undefined ? {} : { region: config.region }),
       forcePathStyle: config.forcePathStyle,
+      // On AWS a bucket in another region than the one given answers with a redirect that names
+      // its region; the SDK follows it (region detection). Other stores have one region.
+      followRegionRedirects: config.endpoint === undefined,
       requestChecksumCalculation: config.requestChecksumCalculation,
       responseChecksumValidation: config.requestChecksumCalculation,
       maxAttempts: config.maxAttempts,

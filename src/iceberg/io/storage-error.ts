@@ -92,6 +92,7 @@ export function classifyS3Failure(error: unknown): S3Failure {
   if (network !== undefined && status === undefined) {
     return { kind: "unreachable", code: network, status, detail: undefined };
   }
+  if (/region is missing/i.test(message)) return { kind: "wrong-region", code: "no region", status, detail: undefined };
   const known = CODES[name];
   if (known !== undefined) return { kind: known, code: name, status, detail: message };
   // A HEAD answer has no body: only its status says what it was.
@@ -163,7 +164,10 @@ export function storageError(
         "a key of another store or account, a wrong secret, or temporary keys that were revoked";
       break;
     case "wrong-region":
-      message = `${store} refused the region ${context.region ?? "(none given)"}${said}; set the bucket's region (destination.iceberg.storage.s3.region)`;
+      message =
+        context.region === undefined
+          ? "no region given, by the job file, the catalog (client.region) or the environment (AWS_REGION); set destination.iceberg.storage.s3.region"
+          : `${store} refused the region ${context.region}${said}; set the bucket's region (destination.iceberg.storage.s3.region)`;
       break;
     case "unreachable":
       message =

@@ -96,4 +96,17 @@ test("messages name the operation, the path, what to check and where the credent
     undefined,
   );
   assert.match(aws.message, /does not exist at AWS S3 \(eu-west-1\)/);
+  const noRegion = storageError(
+    classifyS3Failure(new Error("Region is missing")),
+    "read",
+    "s3://b/k",
+    {
+      ...context,
+      endpoint: undefined,
+      region: undefined,
+    },
+    undefined,
+  );
+  assert.equal(noRegion.kind, "wrong-region");
+  assert.match(noRegion.message, /no region given.*set destination\.iceberg\.storage\.s3\.region/);
 });
