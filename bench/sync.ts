@@ -1,9 +1,12 @@
 // End-to-end throughput of one `floe sync` (by default 1M messages of ~150 bytes, in append
 // and in upsert mode), against the local development broker (`npm run services -- start kafka`),
-// into the embedded SQLite-catalog warehouse in a temp folder.
+// into the embedded SQLite-catalog warehouse in a temp folder; with --warehouse s3, into the S3
+// REST fixture's warehouse on MinIO (`npm run services -- start minio iceberg-rest-s3`), with
+// MinIO's root keys as the job file's static S3 credentials.
 //
 //   node bench/sync.ts [--messages 1000000] [--partitions 4] [--threads 4] [--modes append,upsert]
 //                      [--runs 1] [--size 150] [--max-messages-per-commit 250000] [--profile <dir>]
+//                      [--warehouse local|s3]
 //
 // Produces `messages` orders-like JSON values of about `size` bytes to a topic named after the
 // parameters, once (a topic that already holds exactly that many is reused). One message in ten
@@ -28,6 +31,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapServers } from "../dev/kafka.ts";
 import { type Readers, startReaders, type TableRef } from "../dev/readers.ts";
+import { restS3Catalog } from "../dev/services/iceberg-rest-s3.ts";
+import { minio } from "../dev/services/minio.ts";
 import { parseJob } from "../src/config/load-job.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../src/sync/sync.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
@@ -41,6 +46,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "1" },
     size: { type: "string", default: "150" },
     profile: { type: "string" },
+    warehouse: { type: "string", default: "local" },
     "max-messages-per-commit": { type: "string", default: String(DEFAULT_MAX_MESSAGES_PER_COMMIT) },
     bootstrap: { type: "string", default: bootstrapServers },
     // Internal: one measured sync in this process, its figures printed as JSON.
@@ -149,13 +155,28 @@ async function verifyTable(f: Figures, run: number): Promise<void> {
 }
 
 function argv(): string[] {
-  const passed = ["messages", "partitions", "threads", "size", "bootstrap", "max-messages-per-commit"] as const;
+  const passed = [
+    "messages",
+    "partitions",
+    "threads",
+    "size",
+    "bootstrap",
+    "max-messages-per-commit",
+    "warehouse",
+  ] as const;
   return passed.flatMap((name) => [`--${name}`, String(values[name])]);
 }
 
 async function syncOnce(mode: "append" | "upsert"): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), "floe-bench-sync-"));
-  const name = `bench_${mode}_${process.pid}`;
+  const name = `bench_${mode}_${process.pid}_${Date.now()}`;
+  const destination =
+    values.warehouse === "s3"
+      ? `catalog: {type: rest, uri: ${restS3Catalog.uri}}
+    storage:
+      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}, access_key_id: ${minio.rootUser}, secret_access_key: ${minio.rootPassword}}`
+      : "catalog: {type: sql, warehouse: ./warehouse}";
+  if (!["local", "s3"].includes(values.warehouse)) throw new Error(`--warehouse: local or s3, not ${values.warehouse}`);
   const job = parseJob(
     `
 name: ${name}
@@ -166,7 +187,7 @@ source:
     max_threads: ${values.threads}
 destination:
   iceberg:
-    catalog: {type: sql, warehouse: ./warehouse}
+    ${destination}
 streams:
   ${topic}: {mode: ${mode}, table: orders${mode === "upsert" ? ", dedup_keys: [id]" : ""}}
 `,

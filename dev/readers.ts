@@ -21,8 +21,10 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { restCatalog } from "./services/iceberg-rest.ts";
+import { restS3Catalog } from "./services/iceberg-rest-s3.ts";
 import { localDir, logDir } from "./services/lib.ts";
-import { readerEnv } from "./services/readers.ts";
+import { minio } from "./services/minio.ts";
+import { readerEnv, sparkS3Jars } from "./services/readers.ts";
 
 export type Engine = "duckdb" | "pyiceberg" | "spark";
 export const allEngines: readonly Engine[] = ["duckdb", "pyiceberg", "spark"];
@@ -33,6 +35,15 @@ export interface RestCatalogRef {
   warehouse?: string;
   /** The catalog's name in DuckDB and Spark SQL. */
   name: string;
+  /** Static S3 settings for tables in s3:// locations (DuckDB's S3 secret, PyIceberg's and Spark's S3FileIO properties). */
+  s3?: S3Access;
+}
+
+export interface S3Access {
+  endpoint: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
 }
 
 export interface SqlCatalogRef {
@@ -71,6 +82,27 @@ export function restTable(namespace: string, table: string): TableRef {
   return { catalog: testRestCatalog, namespace, table };
 }
 
+/**
+ * The S3 REST fixture (dev/services/iceberg-rest-s3.ts), known as "rest_s3" in SQL, read with
+ * MinIO's root credentials: the readers check what is in the bucket, whatever floe was vended.
+ */
+export const testRestS3Catalog: RestCatalogRef = {
+  type: "rest",
+  name: "rest_s3",
+  uri: restS3Catalog.uri,
+  warehouse: restS3Catalog.warehouse,
+  s3: {
+    endpoint: minio.endpoint,
+    region: minio.region,
+    accessKeyId: minio.rootUser,
+    secretAccessKey: minio.rootPassword,
+  },
+};
+
+export function restS3Table(namespace: string, table: string): TableRef {
+  return { catalog: testRestS3Catalog, namespace, table };
+}
+
 export interface StartOptions {
   /** Engines to start now (default all three); assertRows checks these. */
   engines?: readonly Engine[];
@@ -78,6 +110,8 @@ export interface StartOptions {
   sparkDriverMemory?: string;
   /** Environment variables of the reader process on top of this one's (a test's own HOME). */
   env?: Record<string, string>;
+  /** Tables in s3:// locations will be read: Spark gets iceberg-aws-bundle on its class path. */
+  s3?: boolean;
 }
 
 export interface Readers {
@@ -132,6 +166,7 @@ export async function startReaders(options: StartOptions = {}): Promise<Readers>
       engines,
       options: {
         sparkJars: readerEnv.sparkJars,
+        sparkExtraJars: options.s3 ? [sparkS3Jars()] : [],
         sparkDriverMemory: options.sparkDriverMemory ?? "1g",
         duckdbDirectory: readerEnv.duckdb,
       },
@@ -200,6 +235,9 @@ class ReaderProcess {
         ...process.env,
         ...env,
         SPARK_LOCAL_IP: "127.0.0.1",
+        // The AWS SDKs of the readers look up neither instance metadata nor a region of their own.
+        AWS_EC2_METADATA_DISABLED: "true",
+        AWS_REGION: minio.region,
         PYTHONUNBUFFERED: "1",
         PYTHONDONTWRITEBYTECODE: "1",
       },

@@ -2,8 +2,10 @@
 
 A table reference is either {"catalog": {...}, "namespace": "ns", "table": "t"} or
 {"metadataLocation": "/path/v1.metadata.json"} (a table that no catalog knows). A catalog is
-{"type": "rest", "name", "uri", "warehouse"?} or {"type": "sql", "name", "uri": <SQLite file>,
-"warehouse"}; for SQL catalogs the name is the catalog_name column the writer filled in.
+{"type": "rest", "name", "uri", "warehouse"?, "s3"?} or {"type": "sql", "name", "uri": <SQLite
+file>, "warehouse"}; for SQL catalogs the name is the catalog_name column the writer filled in.
+"s3" holds static settings for tables in s3:// locations: {"endpoint", "region", "accessKeyId",
+"secretAccessKey"} (an S3-compatible store, path-style addressing).
 
 Every read goes back to the catalog: tests read, let floe commit, and read again, so no
 engine may answer from a cached snapshot.
@@ -142,10 +144,19 @@ class DuckDB:
             return
         if name in self._attached:
             self._con.execute(f'DETACH "{name}"')
-        self._con.execute(
-            f"ATTACH {_sql_string(catalog.get('warehouse', ''))} AS \"{name}\""
-            f" (TYPE iceberg, ENDPOINT {_sql_string(catalog['uri'])}, AUTHORIZATION_TYPE 'none')"
-        )
+        options = f"TYPE iceberg, ENDPOINT {_sql_string(catalog['uri'])}, AUTHORIZATION_TYPE 'none'"
+        s3 = catalog.get("s3")
+        if s3:
+            # httpfs reads the files with this secret; the catalog is not asked for credentials.
+            endpoint = s3["endpoint"]
+            self._con.execute(
+                f'CREATE OR REPLACE SECRET "{name}_s3" (TYPE s3, KEY_ID {_sql_string(s3["accessKeyId"])},'
+                f' SECRET {_sql_string(s3["secretAccessKey"])}, REGION {_sql_string(s3["region"])},'
+                f" ENDPOINT {_sql_string(endpoint.split('://', 1)[-1])}, URL_STYLE 'path',"
+                f" USE_SSL {'true' if endpoint.startswith('https://') else 'false'})"
+            )
+            options += ", ACCESS_DELEGATION_MODE 'none'"
+        self._con.execute(f"ATTACH {_sql_string(catalog.get('warehouse', ''))} AS \"{name}\" ({options})")
         self._attached[name] = key
 
     def close(self) -> None:
@@ -174,6 +185,16 @@ class PyIceberg:
                 properties["uri"] = f"sqlite:///{catalog['uri']}"
             if catalog.get("warehouse"):
                 properties["warehouse"] = catalog["warehouse"]
+            s3 = catalog.get("s3")
+            if s3:
+                properties.update(
+                    {
+                        "s3.endpoint": s3["endpoint"],
+                        "s3.region": s3["region"],
+                        "s3.access-key-id": s3["accessKeyId"],
+                        "s3.secret-access-key": s3["secretAccessKey"],
+                    }
+                )
             self._catalogs[key] = load_catalog(catalog["name"], **properties)
         return self._catalogs[key]
 
@@ -188,6 +209,8 @@ class Spark:
 
     def __init__(self, options: dict):
         jars = sorted(glob.glob(os.path.join(options["sparkJars"], "*.jar")))
+        for extra in options.get("sparkExtraJars", []):
+            jars += sorted(glob.glob(os.path.join(extra, "*.jar")))
         if not jars:
             raise FileNotFoundError(f"no jars in {options['sparkJars']}; run: npm run services -- install readers")
         builder = SparkSession.builder.master("local[1]").appName("floe-test-readers")
@@ -241,6 +264,18 @@ class Spark:
             }
             if catalog.get("warehouse"):
                 properties[".warehouse"] = catalog["warehouse"]
+            s3 = catalog.get("s3")
+            if s3:
+                properties.update(
+                    {
+                        ".io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+                        ".s3.endpoint": s3["endpoint"],
+                        ".s3.path-style-access": "true",
+                        ".s3.access-key-id": s3["accessKeyId"],
+                        ".s3.secret-access-key": s3["secretAccessKey"],
+                        ".client.region": s3["region"],
+                    }
+                )
             for suffix, value in properties.items():
                 session.conf.set(prefix + suffix, value)
             self._sessions[key] = session

@@ -28,7 +28,7 @@ const home = join(localDir, "iceberg-rest");
 const recipes = join(root, "dev", "services", "iceberg-rest");
 const pom = join(recipes, "pom.xml");
 const launcher = join(recipes, "LoopbackRESTCatalogServer.java");
-const launcherClass = "org.apache.iceberg.rest.LoopbackRESTCatalogServer";
+export const launcherClass = "org.apache.iceberg.rest.LoopbackRESTCatalogServer";
 const port = Number(process.env.FLOE_TEST_REST_PORT ?? 8181);
 
 /** Where the tests find the catalog. Table locations are plain absolute paths under `warehouse`. */
@@ -57,7 +57,7 @@ async function healthy(): Promise<boolean> {
  * digest of the pom and the launcher's source: an edited recipe builds a new directory beside
  * the one a running server loads its classes from. Returns the classpath.
  */
-function installServer(): string {
+export function installServer(): string {
   const dir = buildBeside([pom, launcher], join(home, "server"), (staging) => {
     const libs = join(staging, "libs");
     copyMavenJars(name, "the fixture's jars", pom, libs);

@@ -1,7 +1,11 @@
-// The real services the tests, the demo and the benchmarks run against, in start order.
+// The real services the tests, the demo and the benchmarks run against, in start order (the S3
+// catalog needs MinIO up).
 import { icebergRest } from "./iceberg-rest.ts";
+import { icebergRestS3 } from "./iceberg-rest-s3.ts";
 import { kafka } from "./kafka.ts";
 import type { Service } from "./lib.ts";
+import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
+import { versitygwService } from "./versitygw.ts";
 
-export const services: Service[] = [kafka, icebergRest, readers];
+export const services: Service[] = [kafka, icebergRest, minioService, icebergRestS3, versitygwService, readers];

@@ -138,10 +138,17 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Runs a set-up command to completion, with its output in the service log; throws on failure. */
-export function runStep(service: string, what: string, command: string, args: string[], cwd = root): void {
+export function runStep(
+  service: string,
+  what: string,
+  command: string,
+  args: string[],
+  cwd = root,
+  env: NodeJS.ProcessEnv = {},
+): void {
   mkdirSync(logDir, { recursive: true });
   const log = openSync(logFile(service), "a");
-  const result = spawnSync(command, args, { cwd, stdio: ["ignore", log, log] });
+  const result = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
   if (result.error || result.status !== 0) {
     throw new ServiceError(service, `${what} failed (${command} ${args.join(" ")}); see ${logFile(service)}`);
   }

@@ -5,6 +5,7 @@
 // test file starts its own reader process through dev/readers.ts.
 import { join } from "node:path";
 import {
+  buildBeside,
   buildFrom,
   copyMavenJars,
   isBuiltFrom,
@@ -20,6 +21,7 @@ const name = "readers";
 const recipes = join(root, "dev", "services", "readers");
 const requirements = join(recipes, "requirements.txt");
 const pom = join(recipes, "pom.xml");
+const s3Pom = join(recipes, "s3", "pom.xml");
 const venv = join(localDir, "venv");
 
 /** Where the test helpers find the installed readers. */
@@ -64,11 +66,22 @@ function fetchJars(): void {
   copyMavenJars(name, "the Spark jars", pom, readerEnv.sparkJars, { options: ["-DexcludeTransitive=true"] });
 }
 
+/**
+ * The jars Spark adds for S3 tables (iceberg-aws-bundle), fetched unless there: a directory named
+ * by the digest of their pom, beside any other version a running Spark may have open.
+ */
+export function sparkS3Jars(): string {
+  return buildBeside([s3Pom], join(localDir, "spark-s3-jars"), (dir) =>
+    copyMavenJars(name, "the Spark S3 jars", s3Pom, dir, { options: ["-DexcludeTransitive=true"] }),
+  );
+}
+
 export const readers: Service = {
   name,
 
   async install() {
     for (const part of parts) buildFrom(part.recipe, part.dir, stampFile(part.dir), part.build);
+    sparkS3Jars();
   },
 
   async start() {

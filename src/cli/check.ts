@@ -8,7 +8,7 @@ import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
-import { catalogConfig, kafkaConnection } from "../sync/connect.ts";
+import { catalogConfig, kafkaConnection, tableFileIO } from "../sync/connect.ts";
 import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.ts";
 import { sampleStreams } from "../sync/sample-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -54,7 +54,9 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
     checkTargetEngines(job);
     const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
     try {
-      const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+      const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog), {
+        fileIO: tableFileIO(job.iceberg.storage),
+      });
       try {
         const plan = await planSync(job, cluster, catalog);
         const samples =

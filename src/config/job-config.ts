@@ -4,6 +4,7 @@
 // stream has dedup keys), so a consumer never checks a combination the loader has checked.
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import type { Secret } from "./secret.ts";
+import type { StorageSettings } from "./storage.ts";
 import type { TargetEngine } from "./target-engines.ts";
 
 export interface JobConfig {
@@ -58,6 +59,8 @@ export interface IcebergDestination {
   readonly targetEngines: readonly TargetEngine[];
   readonly targetFileSizeBytes: number;
   readonly compression: ParquetCompression;
+  /** How floe reaches the object store; absent: vended credentials or the store's SDK chain. */
+  readonly storage?: StorageSettings;
 }
 
 export type ParquetCompression = "zstd" | "snappy" | "gzip" | "uncompressed";

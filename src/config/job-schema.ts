@@ -20,6 +20,7 @@ import type {
   TlsSettings,
 } from "./job-config.ts";
 import { Secret } from "./secret.ts";
+import { storageSchema, storageSettings } from "./storage.ts";
 import { TARGET_ENGINES } from "./target-engines.ts";
 import { deadLetterTableName, isInternalTopic, tableNameFor, topicMatcher } from "./topics.ts";
 
@@ -220,6 +221,7 @@ const iceberg = z.strictObject({
     .min(MIB, "at least 1 MiB (1048576)")
     .default(128 * MIB),
   compression: z.enum(["zstd", "snappy", "gzip", "uncompressed"]).default("zstd").describe("Parquet codec."),
+  storage: storageSchema.optional(),
 });
 
 const streamFields = {
@@ -373,6 +375,7 @@ export const jobFileSchema = z
       targetEngines: i.target_engines,
       targetFileSizeBytes: i.target_file_size_bytes,
       compression: i.compression,
+      ...(i.storage === undefined ? {} : { storage: storageSettings(i.storage) }),
     };
     return {
       name: job.name,

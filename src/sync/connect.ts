@@ -2,7 +2,10 @@
 // keeps secrets wrapped (config/secret.ts); they are revealed here, at the last moment, and
 // only to the client that sends them.
 import type { CatalogSettings, KafkaSource } from "../config/job-config.ts";
+import type { StorageSettings } from "../config/storage.ts";
 import type { CatalogConfig } from "../iceberg/catalog/load-catalog.ts";
+import type { FileIOFactory } from "../iceberg/io/file-io.ts";
+import { storageFileIO } from "../iceberg/io/storage-file-io.ts";
 import type { KafkaConnectionConfig } from "../kafka/connection.ts";
 
 export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
@@ -65,4 +68,28 @@ export function catalogConfig(settings: CatalogSettings): CatalogConfig {
       };
     }
   }
+}
+
+/** The tables' FileIO, by location scheme, with the job's static storage settings (secrets revealed here). */
+export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory {
+  const s3 = storage?.s3;
+  if (s3 === undefined) return storageFileIO();
+  const credentials = s3.credentials;
+  return storageFileIO({
+    s3: {
+      endpoint: s3.endpoint,
+      region: s3.region,
+      pathStyleAccess: s3.pathStyleAccess,
+      requestChecksums: s3.requestChecksums,
+      partSizeBytes: s3.partSizeBytes,
+      credentials:
+        credentials === undefined
+          ? undefined
+          : {
+              accessKeyId: credentials.accessKeyId,
+              secretAccessKey: credentials.secretAccessKey.reveal(),
+              sessionToken: credentials.sessionToken?.reveal(),
+            },
+    },
+  });
 }

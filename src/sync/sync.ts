@@ -11,7 +11,7 @@ import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-
 import { KafkaCluster } from "../kafka/connection.ts";
 import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { type ReadStatus, readPartitions } from "../kafka/read.ts";
-import { catalogConfig, kafkaConnection } from "./connect.ts";
+import { catalogConfig, kafkaConnection, tableFileIO } from "./connect.ts";
 import { faultPoint } from "./fault-points.ts";
 import { checkTargetEngines, planSync, type RecreatedTopic } from "./plan-sync.ts";
 import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
@@ -63,7 +63,9 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
   const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
   let catalog: Catalog | undefined;
   try {
-    const connected = await loadCatalog(catalogConfig(job.iceberg.catalog));
+    const connected = await loadCatalog(catalogConfig(job.iceberg.catalog), {
+      fileIO: tableFileIO(job.iceberg.storage),
+    });
     catalog = connected;
     const { targets, skipped, offsets: plan, topicIds, recreated } = await planSync(job, cluster, connected);
     const namespace = [job.iceberg.namespace];

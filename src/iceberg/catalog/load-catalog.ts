@@ -27,7 +27,9 @@ export async function loadCatalog(
   switch (config.type) {
     case "rest": {
       const { type: _, ...rest } = config;
-      return connectRestCatalog({ ...rest, ...options });
+      // As PyIceberg does: ask for the table's storage credentials; a catalog that vends none ignores it.
+      const headers = { "X-Iceberg-Access-Delegation": "vended-credentials", ...rest.headers };
+      return connectRestCatalog({ ...rest, headers, ...options });
     }
     case "unity": {
       const { type: _, requestTimeoutMs, ...unity } = config;

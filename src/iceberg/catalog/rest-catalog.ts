@@ -10,8 +10,8 @@
 // GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
 // repeated POST could apply twice. A request that times out is not retried either: each attempt
 // would wait as long again for a server that does not answer.
-import type { FileIO, FileIOFactory } from "../io/file-io.ts";
-import { localFileIO } from "../io/local-file-io.ts";
+import type { FileIO, FileIOFactory, StorageProperties } from "../io/file-io.ts";
+import { storageFileIO } from "../io/storage-file-io.ts";
 import { parseJson, stringifyJson } from "../spec/json.ts";
 import { tableMetadataFromJson } from "../spec/table-metadata.ts";
 import {
@@ -42,9 +42,18 @@ import {
 import { networkFailure, redactUrl, sleep } from "./http.ts";
 import { OAuth2ClientCredentials } from "./oauth2.ts";
 import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
+import {
+  parseStorageCredentials,
+  type StorageCredential,
+  stringValues,
+  tableStorageProperties,
+} from "./storage-credentials.ts";
 import { UNITY_ICEBERG_REST_PATH } from "./unity.ts";
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Tables' files by the scheme of their location, with no static storage settings. */
+const defaultFileIO = storageFileIO();
 
 /** A static bearer token, or OAuth2 client credentials exchanged for tokens. */
 export type RestCredential =
@@ -95,6 +104,9 @@ const defaultEndpoints = new Set([
 ]);
 const HEAD_NAMESPACE = "HEAD /v1/{prefix}/namespaces/{namespace}";
 const HEAD_TABLE = "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}";
+const LOAD_CREDENTIALS = "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials";
+/** A table config key (Iceberg 1.9+): the path of the table's credentials endpoint. */
+const REFRESH_CREDENTIALS_ENDPOINT = "client.refresh-credentials-endpoint";
 
 /** What each call needs on Unity Catalog, for the hint of a 403. */
 const unityPrivileges: Record<string, string> = {
@@ -168,8 +180,9 @@ export class RestCatalog implements Catalog {
   #paths = new RestPaths(undefined);
   #properties: Record<string, string> = {};
   #endpoints: ReadonlySet<string> = defaultEndpoints;
-  /** The config of each table's last load, for the FileIO of the metadata a commit returns. */
+  /** The config and storage credentials of each table's last load, for the FileIO of the metadata a commit returns. */
   readonly #tableConfig = new Map<string, Record<string, string>>();
+  readonly #storageCredentials = new Map<string, StorageCredential[]>();
 
   constructor(options: RestCatalogOptions, auth: AuthSession) {
     this.name = options.name ?? "rest";
@@ -335,6 +348,7 @@ export class RestCatalog implements Catalog {
     if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
     await response.body?.cancel();
     this.#tableConfig.delete(identifierToString(identifier));
+    this.#storageCredentials.delete(identifierToString(identifier));
   }
 
   async commitTable(
@@ -365,51 +379,82 @@ export class RestCatalog implements Catalog {
           throw this.#failureOf(call, response, error);
       }
     }
-    // CommitTableResponse has no config: the table keeps the config of its last load.
-    const result = (await this.#json(call, response)) as Record<string, unknown>;
-    return this.#loadResult(call, identifier, {
-      ...result,
-      config: this.#tableConfig.get(identifierToString(identifier)) ?? {},
-    });
+    // CommitTableResponse has no config: the table keeps the config and credentials of its last load.
+    return this.#loadResult(call, identifier, await this.#json(call, response), { commit: true });
   }
 
   async close(): Promise<void> {}
 
-  #loadResult(call: string, identifier: TableIdentifier, json: unknown): LoadedTable {
+  #loadResult(call: string, identifier: TableIdentifier, json: unknown, from: { commit?: boolean } = {}): LoadedTable {
     const result = json as {
       metadata?: unknown;
       "metadata-location"?: unknown;
-      config?: Record<string, string>;
-      "storage-credentials"?: { prefix: string; config: Record<string, string> }[];
+      config?: Record<string, unknown>;
+      "storage-credentials"?: unknown;
     };
     if (typeof result.metadata !== "object" || result.metadata === null) {
       throw new CatalogRequestError(call, "the response carries no table metadata");
     }
     const metadata = tableMetadataFromJson(result.metadata);
-    const config = result.config ?? {};
-    this.#tableConfig.set(identifierToString(identifier), config);
+    const key = identifierToString(identifier);
+    if (!from.commit) {
+      this.#tableConfig.set(key, stringValues(result.config ?? {}));
+      this.#storageCredentials.set(key, parseStorageCredentials(result["storage-credentials"]));
+    }
     return {
       identifier,
       metadata,
       metadataLocation: String(result["metadata-location"] ?? ""),
-      io: this.#fileIO(metadata.location, config, result["storage-credentials"] ?? []),
+      io: this.#fileIO(identifier, metadata.location),
     };
   }
 
   /**
    * Table config overrides catalog properties; the storage credential whose prefix is the
    * longest match of the table location overrides both (spec: check storage-credentials first).
+   * The FileIO asks for fresh ones through #freshStorage when vended credentials near expiry.
    */
-  #fileIO(
-    location: string,
-    config: Record<string, string>,
-    credentials: readonly { prefix: string; config: Record<string, string> }[],
-  ): FileIO {
-    const credential = credentials
-      .filter((c) => location.startsWith(c.prefix))
-      .sort((a, b) => b.prefix.length - a.prefix.length)[0];
-    const factory = this.#options.fileIO ?? localFileIO;
-    return factory(location, { ...this.#properties, ...config, ...credential?.config });
+  #fileIO(identifier: TableIdentifier, location: string): FileIO {
+    const storage = this.#storageOf(identifier, location);
+    const factory = this.#options.fileIO ?? defaultFileIO;
+    return factory(location, storage.properties, {
+      credentialOrigin: storage.origin,
+      refresh: () => this.#freshStorage(identifier, location),
+    });
+  }
+
+  #storageOf(identifier: TableIdentifier, location: string): StorageProperties {
+    const key = identifierToString(identifier);
+    return tableStorageProperties(
+      location,
+      this.#properties,
+      this.#tableConfig.get(key) ?? {},
+      this.#storageCredentials.get(key) ?? [],
+    );
+  }
+
+  /**
+   * The table's storage properties asked again: from the credentials endpoint where the catalog
+   * offers it (LoadCredentialsResponse: storage-credentials only), else by loading the table.
+   */
+  async #freshStorage(identifier: TableIdentifier, location: string): Promise<StorageProperties> {
+    const key = identifierToString(identifier);
+    const endpoint = this.#tableConfig.get(key)?.[REFRESH_CREDENTIALS_ENDPOINT];
+    if (endpoint !== undefined || this.#endpoints.has(LOAD_CREDENTIALS)) {
+      const call = `loadCredentials ${key}`;
+      // The endpoint is a path under the catalog's URI (or that URI and the path).
+      const path =
+        endpoint === undefined
+          ? `${this.#paths.table(identifier)}/credentials`
+          : (endpoint.startsWith(this.#base) ? endpoint.slice(this.#base.length) : endpoint).replace(/^\/+/, "");
+      const response = await this.#send(call, "GET", path);
+      if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
+      const answer = (await this.#json(call, response)) as { "storage-credentials"?: unknown };
+      this.#storageCredentials.set(key, parseStorageCredentials(answer["storage-credentials"]));
+    } else {
+      await this.loadTable(identifier);
+    }
+    return this.#storageOf(identifier, location);
   }
 
   /** Follows next-page-token until the listing ends. */

@@ -13,12 +13,29 @@ export interface FileIO {
   delete(location: string): Promise<void>;
 }
 
+/** A table's storage properties, and which layer of the catalog's answer carried its credentials. */
+export interface StorageProperties {
+  readonly properties: Readonly<Record<string, string>>;
+  readonly origin: string;
+}
+
+export interface FileIOContext {
+  /** Where the properties' credentials came from ("storage-credentials for s3://b/t"), for messages. */
+  readonly credentialOrigin?: string;
+  /** Asks the catalog again for the table's properties: fresh vended credentials before the old expire. */
+  readonly refresh?: () => Promise<StorageProperties>;
+}
+
 /** Builds the FileIO for one table from the catalog's per-table properties (credentials, region, ...). */
-export type FileIOFactory = (location: string, properties: Readonly<Record<string, string>>) => FileIO;
+export type FileIOFactory = (
+  location: string,
+  properties: Readonly<Record<string, string>>,
+  context?: FileIOContext,
+) => FileIO;
 
 export class UnsupportedLocationError extends Error {
   constructor(location: string) {
-    super(`no file IO for ${location}: floe reads and writes local paths (file:) only so far`);
+    super(`no file IO for ${location}: floe reads and writes local paths (file:) and s3:// (s3a://) locations`);
     this.name = "UnsupportedLocationError";
   }
 }

@@ -1,0 +1,184 @@
+// MinIO, the S3-compatible object store of the tests: one server on 127.0.0.1 (S3 API and STS on
+// one port, the console on another), data under .local/minio/data. It is built from source with
+// the Go module proxy (`go install`, a few minutes on two cores) and the binary is kept under
+// .local/minio/, named by the version, so a version bump builds beside the one a server runs.
+//
+// The root credentials are fixed test values: the server listens on loopback only. Temporary
+// credentials come from its STS endpoint (AssumeRole, signed with the root credentials).
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { CreateBucketCommand, ListBucketsCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import {
+  daemonPid,
+  isPortOpen,
+  localDir,
+  requireCommand,
+  runStep,
+  type Service,
+  ServiceError,
+  type ServiceStatus,
+  spawnDaemon,
+  stopDaemon,
+  waitFor,
+} from "./lib.ts";
+
+const name = "minio";
+/** A pinned commit of github.com/minio/minio (its pseudo-version): the server does not change under the tests. */
+export const MINIO_VERSION = "v0.0.0-20260212201848-7aac2a2c5b7c";
+const home = join(localDir, "minio");
+const binDir = join(home, `bin-${MINIO_VERSION}`);
+const binary = join(binDir, "minio");
+const dataDir = join(home, "data");
+const port = Number(process.env.FLOE_TEST_MINIO_PORT ?? 9000);
+const consolePort = Number(process.env.FLOE_TEST_MINIO_CONSOLE_PORT ?? 9001);
+
+/** Where the tests find the store. `region` is the server's own (MINIO_SITE_REGION). */
+export const minio = {
+  endpoint: `http://127.0.0.1:${port}`,
+  port,
+  region: "us-east-1",
+  rootUser: "floe-minio-root",
+  rootPassword: "floe-minio-root-secret",
+  /** The warehouse bucket of the S3 REST fixture (dev/services/iceberg-rest-s3.ts). */
+  warehouseBucket: "floe-rest-warehouse",
+};
+
+/** An S3 client with the root credentials, for the services and the tests' own checks. */
+export function minioRootClient(): S3Client {
+  return new S3Client({
+    endpoint: minio.endpoint,
+    region: minio.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: minio.rootUser, secretAccessKey: minio.rootPassword },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    maxAttempts: 1,
+  });
+}
+
+async function live(): Promise<boolean> {
+  try {
+    const response = await fetch(`${minio.endpoint}/minio/health/live`, { signal: AbortSignal.timeout(1000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Live and ours: it takes our root credentials (another MinIO on the port would refuse them). */
+async function healthy(): Promise<boolean> {
+  if (!(await live())) return false;
+  const client = minioRootClient();
+  try {
+    await client.send(new ListBucketsCommand({}), { abortSignal: AbortSignal.timeout(2000) });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Builds the pinned MinIO into a staging directory renamed into place: a binary that exists is whole. */
+function installBinary(): void {
+  if (existsSync(binary)) return;
+  requireCommand(name, "go", ["version"]);
+  const staging = `${binDir}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  try {
+    runStep(
+      name,
+      `building github.com/minio/minio@${MINIO_VERSION} with the Go module proxy (minutes)`,
+      "go",
+      ["install", `github.com/minio/minio@${MINIO_VERSION}`],
+      localDir,
+      { GOBIN: staging },
+    );
+    renameSync(staging, binDir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(binary)) throw error;
+  }
+}
+
+async function createBucket(bucket: string): Promise<void> {
+  const client = minioRootClient();
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    if (!(error instanceof S3ServiceException && error.name === "BucketAlreadyOwnedByYou")) throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
+export const minioService: Service = {
+  name,
+
+  async install() {
+    installBinary();
+  },
+
+  async start() {
+    if (!(await healthy())) {
+      let pid = daemonPid(name);
+      if (pid === undefined) {
+        for (const p of [port, consolePort]) {
+          if (await isPortOpen(p)) {
+            throw new ServiceError(
+              name,
+              `127.0.0.1:${p} is taken by a process that is not this MinIO; stop it or set FLOE_TEST_MINIO_PORT / FLOE_TEST_MINIO_CONSOLE_PORT`,
+            );
+          }
+        }
+        installBinary();
+        mkdirSync(dataDir, { recursive: true });
+        pid = spawnDaemon(
+          name,
+          binary,
+          [
+            "server",
+            "--quiet",
+            "--address",
+            `127.0.0.1:${port}`,
+            "--console-address",
+            `127.0.0.1:${consolePort}`,
+            dataDir,
+          ],
+          {
+            cwd: home,
+            env: {
+              MINIO_ROOT_USER: minio.rootUser,
+              MINIO_ROOT_PASSWORD: minio.rootPassword,
+              MINIO_SITE_REGION: minio.region,
+              // Nothing leaves the machine: no update checks, no call-home.
+              MINIO_UPDATE: "off",
+              MINIO_CALLHOME_ENABLE: "off",
+            },
+          },
+        );
+      }
+      await waitFor(name, `${minio.endpoint} to take the root credentials`, healthy, { pid, timeoutMs: 60_000 });
+    }
+    await createBucket(minio.warehouseBucket);
+  },
+
+  async stop() {
+    await stopDaemon(name);
+  },
+
+  async status(): Promise<ServiceStatus> {
+    const pid = daemonPid(name);
+    if (await healthy()) {
+      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
+      return { running: true, detail: `${minio.endpoint} (${owner}), data ${dataDir}` };
+    }
+    if (!existsSync(binary)) return { running: false, detail: `not built: ${binary}` };
+    return {
+      running: false,
+      detail: pid === undefined ? `nothing answers at ${minio.endpoint}` : `pid ${pid} is alive but not healthy yet`,
+    };
+  },
+};
