@@ -9,7 +9,7 @@ import type { StreamSample } from "../decode/schema-sample.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
 import { catalogConfig, kafkaConnection } from "../sync/connect.ts";
-import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.ts";
+import { planSync, type SyncPlan } from "../sync/plan-sync.ts";
 import { sampleStreams } from "../sync/sample-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -51,7 +51,6 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       return ExitCode.USAGE;
     }
     const job = await loadJob(flags.config);
-    checkTargetEngines(job);
     const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
     try {
       const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));

@@ -5,7 +5,6 @@ import { TopicSelectionError } from "../config/topics.ts";
 import { MessagesLostError } from "../kafka/plan.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { ConcurrentSyncError } from "../sync/offset-claim.ts";
-import { EngineConflictError } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 
 export function fail(command: string, error: unknown, json: boolean): ExitCode {
@@ -23,8 +22,6 @@ export function fail(command: string, error: unknown, json: boolean): ExitCode {
   }
   if (error instanceof MessagesLostError) return ExitCode.DATA_LOSS;
   if (error instanceof JobBusyError || error instanceof ConcurrentSyncError) return ExitCode.BUSY;
-  if (error instanceof ConfigError || error instanceof TopicSelectionError || error instanceof EngineConflictError) {
-    return ExitCode.USAGE;
-  }
+  if (error instanceof ConfigError || error instanceof TopicSelectionError) return ExitCode.USAGE;
   return ExitCode.FAILED;
 }

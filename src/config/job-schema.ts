@@ -20,7 +20,7 @@ import type {
   TlsSettings,
 } from "./job-config.ts";
 import { Secret } from "./secret.ts";
-import { TARGET_ENGINES } from "./target-engines.ts";
+import { engineConflicts, TARGET_ENGINES } from "./target-engines.ts";
 import { deadLetterTableName, isInternalTopic, tableNameFor, topicMatcher } from "./topics.ts";
 
 /** Names that become catalog identifiers (namespace, table): safe in every engine's SQL without quoting. */
@@ -349,6 +349,17 @@ export const jobFileSchema = z
         }
         owners.set(name, topic);
       }
+    }
+    // An engine that applies no deletion vectors reads an upsert table's retired rows as live.
+    // default_stream only applies to topics a pattern selects: without one it writes no table.
+    const upsertStreams = topics.filter((topic) => job.streams[topic]!.mode === "upsert");
+    if (topic_pattern !== undefined && job.default_stream.mode === "upsert") upsertStreams.push("default_stream");
+    for (const conflict of engineConflicts(job.destination.iceberg.target_engines, upsertStreams)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["destination", "iceberg", "target_engines", conflict.index],
+        message: conflict.message,
+      });
     }
   })
   .transform((job): JobConfig => {

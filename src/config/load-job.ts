@@ -1,4 +1,4 @@
-// Loading a job file: YAML -> ${ENV} interpolation -> zod validation -> target engine check ->
+// Loading a job file: YAML -> ${ENV} interpolation -> zod validation (job-schema.ts) ->
 // paths resolved against the job file's folder. Every problem found is reported at once, each
 // with its YAML path and line (`job.yaml:14:5: streams.orders.dedup_keys: required when mode
 // is upsert`), in one ConfigError.
@@ -10,7 +10,6 @@ import { ConfigError, type ConfigIssue, type ConfigPath } from "./config-error.t
 import { interpolateEnv } from "./env-interpolation.ts";
 import type { CatalogSettings, JobConfig, KafkaSecurity, TlsSettings } from "./job-config.ts";
 import { jobFileSchema } from "./job-schema.ts";
-import { engineConflicts } from "./target-engines.ts";
 
 export interface LoadJobOptions {
   /** Variables for ${...}; default process.env. */
@@ -54,21 +53,7 @@ export function parseJob(text: string, file: string, options: LoadJobOptions = {
 
   const parsed = jobFileSchema.safeParse(interpolated.value, { reportInput: true });
   if (!parsed.success) throw new ConfigError(file, located(parsed.error.issues.flatMap((i) => describeIssue(i, []))));
-  const job = parsed.data;
-
-  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
-  // default_stream only applies to topics a pattern selects.
-  if (job.kafka.topicPattern !== undefined && job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
-  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
-  if (conflicts.length > 0) {
-    throw new ConfigError(
-      file,
-      located(
-        conflicts.map((c) => ({ path: ["destination", "iceberg", "target_engines", c.index], message: c.message })),
-      ),
-    );
-  }
-  return withResolvedPaths(job, dirname(file));
+  return withResolvedPaths(parsed.data, dirname(file));
 }
 
 type ZodIssue = z.core.$ZodIssue;

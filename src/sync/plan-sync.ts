@@ -9,7 +9,6 @@
 // has: an append table then holds both topics' messages, an upsert table the latest row per key
 // over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
 import type { JobConfig } from "../config/job-config.ts";
-import { engineConflicts } from "../config/target-engines.ts";
 import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
@@ -42,18 +41,6 @@ export interface SyncPlan {
   /** The id of every selected topic the cluster gives one. */
   topicIds: TopicIds;
   recreated: RecreatedTopic[];
-}
-
-export class EngineConflictError extends Error {
-  override name = "EngineConflictError";
-}
-
-/** Fails before any connection when a target engine cannot read what an upsert stream writes. */
-export function checkTargetEngines(job: JobConfig): void {
-  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
-  if (job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
-  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
-  if (conflicts.length > 0) throw new EngineConflictError(conflicts.map((c) => c.message).join("\n"));
 }
 
 export async function planSync(job: JobConfig, cluster: KafkaCluster, catalog: Catalog): Promise<SyncPlan> {

@@ -13,7 +13,7 @@ import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafk
 import { type ReadStatus, readPartitions } from "../kafka/read.ts";
 import { catalogConfig, kafkaConnection } from "./connect.ts";
 import { faultPoint } from "./fault-points.ts";
-import { checkTargetEngines, planSync, type RecreatedTopic } from "./plan-sync.ts";
+import { planSync, type RecreatedTopic } from "./plan-sync.ts";
 import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
 import { StreamBatch } from "./stream-batch.ts";
 import { type TableReport, writeStream } from "./write-stream.ts";
@@ -58,8 +58,6 @@ export interface SyncReport {
 
 export async function runSync(job: JobConfig, options: SyncOptions): Promise<SyncReport> {
   const started = performance.now();
-  checkTargetEngines(job);
-
   const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
   let catalog: Catalog | undefined;
   try {

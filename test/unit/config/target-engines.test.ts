@@ -58,3 +58,10 @@ test("an upsert default_stream counts when a pattern selects topics", () => {
   const text = `${job("athena", "  clicks: {mode: append}\n", "    topic_pattern: .*\n")}default_stream: {mode: upsert, dedup_keys: [_kafka_key]}\n`;
   assert.throws(() => parseJob(text, "job.yaml"), /upsert streams: default_stream/);
 });
+
+test("an upsert default_stream without a pattern applies to no topic, so it is not in the way", () => {
+  const text = `${job("athena", "  clicks: {mode: append}\n")}default_stream: {mode: upsert, dedup_keys: [id]}\n`;
+  const parsed = parseJob(text, "job.yaml");
+  assert.deepEqual(parsed.iceberg.targetEngines, ["athena"]);
+  assert.equal(parsed.defaultStream.mode, "upsert");
+});
