@@ -8,7 +8,7 @@ import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
-import { catalogConfig, kafkaConnection } from "../sync/connect.ts";
+import { catalogConfig, kafkaConnectionOptions } from "../sync/connect.ts";
 import { planSync, type SyncPlan } from "../sync/plan-sync.ts";
 import { sampleStreams } from "../sync/sample-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -51,15 +51,15 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       return ExitCode.USAGE;
     }
     const job = await loadJob(flags.config);
-    const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+    const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
     try {
-      const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+      const catalog = await loadCatalog(catalogConfig(job.destination));
       try {
         const plan = await planSync(job, cluster, catalog);
         const samples =
           sampleSize === 0
             ? new Map<string, StreamSample>()
-            : await sampleStreams(cluster, plan, { messagesPerTopic: sampleSize, maxThreads: job.kafka.maxThreads });
+            : await sampleStreams(cluster, plan, { messagesPerTopic: sampleSize, maxThreads: job.maxThreads });
         process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
         return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
       } finally {

@@ -16,8 +16,10 @@ import { Admin, type BaseOptions, Consumer, TimeoutError } from "@platformatic/k
 import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
 import { describeCause, KafkaError, walk } from "./errors.ts";
 
-export type SecurityProtocol = "PLAINTEXT" | "SASL_PLAINTEXT" | "SASL_SSL" | "SSL";
-export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
+export const SECURITY_PROTOCOLS = ["PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"] as const;
+export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
+export const SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] as const;
+export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 
 /** A secret that prints as *** and gives its value on demand, like the job config's Secret. */
 export interface Revealable {
@@ -25,10 +27,10 @@ export interface Revealable {
 }
 
 export interface KafkaSasl {
-  mechanism: SaslMechanism;
-  username: string;
-  /** The password, or a Revealable holding it, so that the settings never print it. */
-  password: string | Revealable;
+  readonly mechanism: SaslMechanism;
+  readonly username: string;
+  /** A Revealable holding the password, so that the settings never print it. */
+  readonly password: Revealable;
 }
 
 /**
@@ -36,28 +38,34 @@ export interface KafkaSasl {
  * the path of a PEM file: paths suit job files, PEM text suits secrets injected through `${ENV}`.
  */
 export interface KafkaTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
+  /** The CA(s) to trust; undefined: the system's. */
+  readonly ca?: string | undefined;
+  /** A client certificate and its key (mutual TLS). */
+  readonly clientCertificate?: { readonly cert: string; readonly key: string } | undefined;
   /** Accept any broker certificate and host name. For test clusters only. */
-  insecureSkipVerify?: boolean;
+  readonly insecureSkipVerify?: boolean;
 }
 
-export interface KafkaSecurity {
-  protocol: SecurityProtocol;
-  sasl?: KafkaSasl;
-  tls?: KafkaTls;
-}
+/** The protocol says which settings go with it: SASL credentials for SASL_*, TLS material for SSL and SASL_SSL. */
+export type KafkaSecurity =
+  | { readonly protocol: "PLAINTEXT" }
+  | { readonly protocol: "SASL_PLAINTEXT"; readonly sasl: KafkaSasl }
+  | { readonly protocol: "SSL"; readonly tls?: KafkaTls }
+  | { readonly protocol: "SASL_SSL"; readonly sasl: KafkaSasl; readonly tls?: KafkaTls };
 
-export interface KafkaConnectionConfig {
+/**
+ * How to reach a cluster. The job file's rules (host:port servers, credentials the protocol
+ * uses) are checked where the job file is validated; these options take them as given.
+ */
+export interface KafkaConnectionOptions {
   /** host:port of one or more brokers; the others are discovered from the cluster metadata. */
-  bootstrapServers: string[];
-  clientId?: string;
-  security: KafkaSecurity;
+  readonly bootstrapServers: readonly string[];
+  readonly clientId?: string;
+  readonly security: KafkaSecurity;
   /** Connecting to a broker, TCP, TLS and SASL handshakes included. Default 30 s. */
-  connectTimeoutMs?: number;
+  readonly connectTimeoutMs?: number;
   /** Waiting for a broker's answer to one request. Default 30 s. */
-  requestTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
 }
 
 const defaultClientId = "floe";
@@ -66,7 +74,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** The library's own delay between attempts, kept for the retries that are not timeouts. */
 const RETRY_DELAY_MS = 1000;
 
-/** The settings are inconsistent (e.g. SASL_SSL without credentials); raised before any connection. */
+/** A TLS file named by the settings cannot be read; raised before any connection. */
 export class KafkaConfigError extends KafkaError {
   override name = "KafkaConfigError";
 }
@@ -87,38 +95,37 @@ export class KafkaConnectionError extends KafkaError {
 
 /**
  * The options of an @platformatic/kafka client (Admin, Consumer, Producer) for these settings.
- * Throws KafkaConfigError when the settings contradict each other or a PEM file cannot be read.
+ * Throws KafkaConfigError when a PEM file cannot be read.
  */
-export function clientOptions(config: KafkaConnectionConfig): BaseOptions {
-  validate(config);
-  const { protocol, sasl, tls } = config.security;
+export function clientOptions(config: KafkaConnectionOptions): BaseOptions {
+  const security = config.security;
   const options: BaseOptions = {
     clientId: config.clientId ?? defaultClientId,
     bootstrapBrokers: [...config.bootstrapServers],
     connectTimeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     requestTimeout: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   };
-  if (protocol === "SSL" || protocol === "SASL_SSL") {
-    options.tls = tlsOptions(tls ?? {});
+  if (security.protocol === "SSL" || security.protocol === "SASL_SSL") {
+    options.tls = tlsOptions(security.tls ?? {});
     // Node sends no SNI unless asked, and brokers behind a shared endpoint (most managed Kafka)
     // route by SNI. `true` sends each broker's own host name; Node refuses an IP as SNI, so a
     // cluster addressed by IP goes without.
     if (!config.bootstrapServers.every((server) => isIP(hostOf(server)) !== 0)) options.tlsServerName = true;
   }
-  if (protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL") {
-    const { mechanism, username, password } = sasl!;
+  if ("sasl" in security) {
+    const { mechanism, username, password } = security.sasl;
     // A provider rather than the string: the library's options then hold no password to print.
-    options.sasl = { mechanism, username, password: () => reveal(password) };
+    options.sasl = { mechanism, username, password: () => password.reveal() };
   }
   return options;
 }
 
 /** "127.0.0.1:9092 over SASL_SSL (SCRAM-SHA-512 as 'floe')": the settings as a user may see them, never the password. */
-export function describeConnection(config: KafkaConnectionConfig): string {
-  const { protocol, sasl } = config.security;
+export function describeConnection(config: KafkaConnectionOptions): string {
+  const security = config.security;
   const servers = config.bootstrapServers.join(", ") || "(no bootstrap server)";
-  const who = sasl && protocol.startsWith("SASL") ? ` (${sasl.mechanism} as '${sasl.username}')` : "";
-  return `${servers} over ${protocol}${who}`;
+  const who = "sasl" in security ? ` (${security.sasl.mechanism} as '${security.sasl.username}')` : "";
+  return `${servers} over ${security.protocol}${who}`;
 }
 
 /**
@@ -127,7 +134,7 @@ export function describeConnection(config: KafkaConnectionConfig): string {
  * connections and fetch session). Close it when done.
  */
 export class KafkaCluster {
-  readonly config: KafkaConnectionConfig;
+  readonly config: KafkaConnectionOptions;
   readonly description: string;
   readonly #options: BaseOptions;
   readonly #admin: Admin;
@@ -136,7 +143,7 @@ export class KafkaCluster {
   /** host:port of the brokers that accepted a connection (and the SASL handshake): a timeout after that is the server not answering. */
   readonly #connected = new Set<string>();
 
-  private constructor(config: KafkaConnectionConfig) {
+  private constructor(config: KafkaConnectionOptions) {
     useContiguousResponseBuffers();
     this.#options = clientOptions(config);
     this.config = config;
@@ -156,7 +163,7 @@ export class KafkaCluster {
   }
 
   /** Connects and fetches the cluster metadata once, so that a wrong address or credential fails here, clearly. */
-  static async connect(config: KafkaConnectionConfig): Promise<KafkaCluster> {
+  static async connect(config: KafkaConnectionOptions): Promise<KafkaCluster> {
     const cluster = new KafkaCluster(config);
     try {
       // No topic asked: the brokers and the cluster id only, however many topics there are.
@@ -253,8 +260,8 @@ export class KafkaCluster {
 
   /** Removes the password from text that came from elsewhere (library messages), should it ever appear. */
   scrub(text: string): string {
-    const sasl = this.config.security.sasl;
-    const password = sasl ? reveal(sasl.password) : "";
+    const security = this.config.security;
+    const password = "sasl" in security ? security.sasl.password.reveal() : "";
     return password ? text.replaceAll(password, "***") : text;
   }
 
@@ -268,58 +275,19 @@ export class KafkaCluster {
   }
 }
 
-function validate(config: KafkaConnectionConfig): void {
-  const { protocol, sasl, tls } = config.security;
-  if (config.bootstrapServers.length === 0) throw new KafkaConfigError("bootstrap_servers lists no server");
-  for (const server of config.bootstrapServers) {
-    if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(server)) {
-      throw new KafkaConfigError(
-        `bootstrap server '${server}' is not host:port (an IPv6 host goes in brackets: [::1]:9092)`,
-      );
-    }
-  }
-  const usesSasl = protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL";
-  const usesTls = protocol === "SSL" || protocol === "SASL_SSL";
-  if (usesSasl && !sasl) {
-    throw new KafkaConfigError(`security.protocol ${protocol} needs security.sasl (mechanism, username, password)`);
-  }
-  // Credentials or certificates that the protocol would silently ignore are a mistake worth stopping for.
-  if (!usesSasl && sasl) {
-    throw new KafkaConfigError(
-      `security.sasl is set but security.protocol ${protocol} does not use SASL: use SASL_PLAINTEXT or SASL_SSL`,
-    );
-  }
-  if (!usesTls && tls) {
-    throw new KafkaConfigError(
-      `security.tls is set but security.protocol ${protocol} does not use TLS: use SSL or SASL_SSL`,
-    );
-  }
-  if (sasl && !["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"].includes(sasl.mechanism)) {
-    throw new KafkaConfigError(`sasl.mechanism '${sasl.mechanism}' is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512`);
-  }
-  if (sasl && (!sasl.username || !reveal(sasl.password))) {
-    throw new KafkaConfigError(`security.sasl needs a username and a password for ${sasl.mechanism}`);
-  }
-  if (tls && Boolean(tls.cert) !== Boolean(tls.key)) {
-    throw new KafkaConfigError("security.tls needs both cert and key for a client certificate, or neither");
-  }
-}
-
 /** A connect or a request of the library that timed out, anywhere in the error tree. */
 function isTimeout(error: unknown): boolean {
   for (const e of walk(error)) if (e instanceof TimeoutError) return true;
   return false;
 }
 
-function reveal(password: string | Revealable): string {
-  return typeof password === "string" ? password : password.reveal();
-}
-
 function tlsOptions(tls: KafkaTls): TlsOptions {
   const options: TlsOptions = {};
   if (tls.ca) options.ca = pem("ca", tls.ca);
-  if (tls.cert) options.cert = pem("cert", tls.cert);
-  if (tls.key) options.key = pem("key", tls.key);
+  if (tls.clientCertificate) {
+    options.cert = pem("cert", tls.clientCertificate.cert);
+    options.key = pem("key", tls.clientCertificate.key);
+  }
   if (tls.insecureSkipVerify) {
     options.rejectUnauthorized = false;
     options.checkServerIdentity = () => undefined;
@@ -359,8 +327,9 @@ const certificateCodes = new Set([
 ]);
 
 /** Says what went wrong and what to check, when the error is a failure to connect or to authenticate. */
-function diagnose(config: KafkaConnectionConfig, error: unknown): Diagnosis | undefined {
-  const { protocol, sasl } = config.security;
+function diagnose(config: KafkaConnectionOptions, error: unknown): Diagnosis | undefined {
+  const { protocol } = config.security;
+  const sasl = "sasl" in config.security ? config.security.sasl : undefined;
   const servers = config.bootstrapServers.join(", ");
   let network = false;
   for (const e of walk(error)) {

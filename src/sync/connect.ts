@@ -1,68 +1,47 @@
-// From the job file's settings to the Kafka cluster and the Iceberg catalog they name. The job
-// keeps secrets wrapped (config/secret.ts); they are revealed here, at the last moment, and
-// only to the client that sends them.
-import type { CatalogSettings, KafkaSource } from "../config/job-config.ts";
+// The one mapping from a job onto the option types of kafka/ and iceberg/: its source becomes
+// the Kafka connection options, its destination the catalog config. The job keeps secrets
+// wrapped (config/secret.ts): Kafka's password stays a Secret that the client reveals when it
+// authenticates; the catalog's credentials are revealed here, for the client that sends them.
+import type { Destination } from "../config/destination.ts";
+import { unseal } from "../config/secret.ts";
+import type { Source } from "../config/source.ts";
 import type { CatalogConfig } from "../iceberg/catalog/load-catalog.ts";
-import type { KafkaConnectionConfig } from "../kafka/connection.ts";
+import type { RestCredential } from "../iceberg/catalog/rest-catalog.ts";
+import type { UnityCredential } from "../iceberg/catalog/unity.ts";
+import type { KafkaConnectionOptions } from "../kafka/connection.ts";
 
-export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
-  const security = source.security;
+/** How the embedded catalog is named in messages. */
+const SQL_CATALOG_NAME = "floe";
+
+export function kafkaConnectionOptions(source: Source): KafkaConnectionOptions {
   return {
-    bootstrapServers: [...source.bootstrapServers],
+    bootstrapServers: source.bootstrapServers,
+    security: source.security,
     connectTimeoutMs: source.connectTimeoutMs,
     requestTimeoutMs: source.requestTimeoutMs,
-    security: {
-      protocol: security.protocol,
-      ...("sasl" in security ? { sasl: { ...security.sasl } } : {}),
-      ...("tls" in security
-        ? {
-            tls: {
-              ...(security.tls.ca === undefined ? {} : { ca: security.tls.ca }),
-              ...(security.tls.clientCertificate ?? {}),
-              insecureSkipVerify: security.tls.insecureSkipVerify,
-            },
-          }
-        : {}),
-    },
   };
 }
 
-export function catalogConfig(settings: CatalogSettings): CatalogConfig {
+export function catalogConfig(destination: Destination): CatalogConfig {
+  const settings = destination.catalog;
   switch (settings.type) {
     case "sql":
-      return { type: "sql", name: "floe", warehouse: settings.warehouse };
-    case "rest": {
-      const credential = settings.credential;
+      return { type: "sql", name: SQL_CATALOG_NAME, warehouse: settings.warehouse };
+    case "rest":
       return {
         type: "rest",
         uri: settings.uri,
         requestTimeoutMs: settings.requestTimeoutMs,
         ...(settings.warehouse === undefined ? {} : { warehouse: settings.warehouse }),
-        ...(credential === undefined
-          ? {}
-          : "token" in credential
-            ? { credential: { token: credential.token.reveal() } }
-            : {
-                credential: {
-                  clientId: credential.clientId,
-                  clientSecret: credential.clientSecret.reveal(),
-                  ...(credential.scope === undefined ? {} : { scope: credential.scope }),
-                  ...(credential.oauth2ServerUri === undefined ? {} : { oauth2ServerUri: credential.oauth2ServerUri }),
-                },
-              }),
+        ...(settings.credential === undefined ? {} : { credential: unseal<RestCredential>(settings.credential) }),
       };
-    }
-    case "unity": {
-      const credential = settings.credential;
+    case "unity":
       return {
         type: "unity",
         workspaceUrl: settings.workspaceUrl,
         catalog: settings.catalog,
         requestTimeoutMs: settings.requestTimeoutMs,
-        ...("token" in credential
-          ? { token: credential.token.reveal() }
-          : { clientId: credential.clientId, clientSecret: credential.clientSecret.reveal() }),
+        credential: unseal<UnityCredential>(settings.credential),
       };
-    }
   }
 }

@@ -8,7 +8,7 @@
 // deleted topic's messages), and the plan names it with both ids. Its table keeps the rows it
 // has: an append table then holds both topics' messages, an upsert table the latest row per key
 // over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
-import type { JobConfig } from "../config/job-config.ts";
+import type { Job } from "../config/job.ts";
 import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
@@ -43,7 +43,7 @@ export interface SyncPlan {
   recreated: RecreatedTopic[];
 }
 
-export async function planSync(job: JobConfig, cluster: KafkaCluster, catalog: Catalog): Promise<SyncPlan> {
+export async function planSync(job: Job, cluster: KafkaCluster, catalog: Catalog): Promise<SyncPlan> {
   const { selected, skipped } = selectTopics(job, await listTopics(cluster));
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
   const topics = await listTopicPartitions(
@@ -73,17 +73,17 @@ export async function planSync(job: JobConfig, cluster: KafkaCluster, catalog: C
   }
   const offsets = await planOffsets(cluster, {
     topics,
-    consumerGroup: job.kafka.consumerGroup,
+    consumerGroup: job.consumerGroup,
     tableOffsets,
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });
   return { targets, skipped, offsets, topicIds, recreated };
 }
 
-async function loadTargets(catalog: Catalog, job: JobConfig, selection: SelectedTopic): Promise<StreamTargets> {
+async function loadTargets(catalog: Catalog, job: Job, selection: SelectedTopic): Promise<StreamTargets> {
   const load = async (name: string) => {
     try {
-      return await Table.load(catalog, { namespace: [job.iceberg.namespace], name });
+      return await Table.load(catalog, { namespace: [job.namespace], name });
     } catch (error) {
       if (error instanceof NoSuchTableError || error instanceof NoSuchNamespaceError) return undefined;
       throw error;

@@ -2,7 +2,7 @@
 // -> ack -> report. The high watermarks listed at plan time are where the sync stops. Every
 // table commit carries the offsets it absorbed; the consumer group is committed after the
 // tables, so a crash anywhere repeats nothing and loses nothing at the next sync.
-import type { JobConfig } from "../config/job-config.ts";
+import type { Job } from "../config/job.ts";
 import type { SkippedTopic } from "../config/topics.ts";
 import { AlreadyExistsError, type Catalog } from "../iceberg/catalog/catalog.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
@@ -11,7 +11,7 @@ import { commitGroupOffsets, type TopicPartitionOffsets } from "../kafka/commit-
 import { KafkaCluster } from "../kafka/connection.ts";
 import { type LostMessages, MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { type ReadStatus, readPartitions } from "../kafka/read.ts";
-import { catalogConfig, kafkaConnection } from "./connect.ts";
+import { catalogConfig, kafkaConnectionOptions } from "./connect.ts";
 import { faultPoint } from "./fault-points.ts";
 import { planSync, type RecreatedTopic } from "./plan-sync.ts";
 import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
@@ -56,15 +56,15 @@ export interface SyncReport {
   durationMs: number;
 }
 
-export async function runSync(job: JobConfig, options: SyncOptions): Promise<SyncReport> {
+export async function runSync(job: Job, options: SyncOptions): Promise<SyncReport> {
   const started = performance.now();
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   let catalog: Catalog | undefined;
   try {
-    const connected = await loadCatalog(catalogConfig(job.iceberg.catalog));
+    const connected = await loadCatalog(catalogConfig(job.destination));
     catalog = connected;
     const { targets, skipped, offsets: plan, topicIds, recreated } = await planSync(job, cluster, connected);
-    const namespace = [job.iceberg.namespace];
+    const namespace = [job.namespace];
     if (!(await connected.namespaceExists(namespace))) {
       try {
         await connected.createNamespace(namespace);
@@ -159,7 +159,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
         options.onProgress?.({ kind: "read", messages: read });
         if (buffered >= maxMessagesPerCommit) await commitBatches();
       },
-      { maxThreads: job.kafka.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },
+      { maxThreads: job.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },
     );
     await commitBatches();
 
@@ -176,7 +176,7 @@ export async function runSync(job: JobConfig, options: SyncOptions): Promise<Syn
     let groupCommitError: string | undefined;
     await faultPoint("before-group-commit");
     try {
-      await commitGroupOffsets(cluster, job.kafka.consumerGroup, acknowledged);
+      await commitGroupOffsets(cluster, job.consumerGroup, acknowledged);
     } catch (error) {
       // A read that stopped on a broker loss is usually followed by a group commit that fails
       // the same way. The tables hold what was read and their offsets (they win at the next

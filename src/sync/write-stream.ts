@@ -3,7 +3,7 @@
 // dead-letter table first, the topic's own table last, each with
 // the offsets it absorbed in its snapshot summary. Upsert streams retire the previous row of
 // every key with a deletion vector (RowDelta); append streams add every message (FastAppend).
-import type { JobConfig } from "../config/job-config.ts";
+import type { Job } from "../config/job.ts";
 import { deadLetterTableName } from "../config/topics.ts";
 import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
 import { millisToMicros, type OpType } from "../decode/system-columns.ts";
@@ -58,7 +58,7 @@ export interface TableReport {
  * later commits of the same sync find them.
  */
 export interface StreamTarget {
-  job: JobConfig;
+  job: Job;
   catalog: Catalog;
   /** The topic's table, once it exists. */
   table: Table | undefined;
@@ -81,7 +81,7 @@ export async function writeStream(
   const { selection, counters } = batch;
   const report: TableReport = {
     topic: batch.topic,
-    table: `${job.iceberg.namespace}.${selection.table}`,
+    table: `${job.namespace}.${selection.table}`,
     mode: selection.stream.mode,
     messagesRead: counters.messages,
     bytesRead: counters.bytes,
@@ -205,7 +205,7 @@ export async function writeStream(
 
 async function writeRows(target: StreamTarget, table: Table, builder: ColumnBatchBuilder): Promise<DataFile[]> {
   if (builder.rowCount === 0) return [];
-  return writeDataFiles(table, builder.build(), { targetFileSizeBytes: target.job.iceberg.targetFileSizeBytes });
+  return writeDataFiles(table, builder.build(), { targetFileSizeBytes: target.job.destination.targetFileSizeBytes });
 }
 
 /** Row r of the k-th file holds the message at rowMessages[sum of earlier files' rows + r]. */
@@ -221,7 +221,7 @@ function writtenRows(files: readonly DataFile[], rowMessages: readonly number[])
 
 async function createTable(target: StreamTarget, name: string, schema: Schema): Promise<Table> {
   const { job, catalog } = target;
-  const identifier = { namespace: [job.iceberg.namespace], name };
+  const identifier = { namespace: [job.namespace], name };
   try {
     return new Table(
       catalog,
@@ -230,8 +230,8 @@ async function createTable(target: StreamTarget, name: string, schema: Schema): 
         spec: unpartitioned,
         properties: {
           "floe.job": job.name,
-          "write.parquet.compression-codec": job.iceberg.compression,
-          "write.target-file-size-bytes": String(job.iceberg.targetFileSizeBytes),
+          "write.parquet.compression-codec": job.destination.compression,
+          "write.target-file-size-bytes": String(job.destination.targetFileSizeBytes),
         },
       }),
     );

@@ -16,7 +16,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { JobConfig } from "../../src/config/job-config.ts";
+import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { SYSTEM_COLUMNS } from "../../src/decode/system-columns.ts";
 import { type Catalog, NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
@@ -26,7 +26,7 @@ import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-met
 import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets, type TopicPartitionOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { kafkaConnection } from "../../src/sync/connect.ts";
+import { kafkaConnectionOptions } from "../../src/sync/connect.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { runSync, type SyncReport } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, produce, type TestMessage } from "../helpers/kafka.ts";
@@ -51,7 +51,7 @@ after(async () => {
 function jobFor(
   name: string,
   streams: Record<string, string>,
-): { job: JobConfig; namespace: string; topic: (t: string) => string } {
+): { job: Job; namespace: string; topic: (t: string) => string } {
   const jobName = `bad_${name}_${run}`;
   const topic = (t: string) => `bad${run}_${name}_${t}`;
   const job = parseJob(
@@ -98,8 +98,8 @@ async function snapshotOf(namespace: string, name: string): Promise<bigint | und
   return table ? currentSnapshot(table.metadata)?.snapshotId : "no table";
 }
 
-async function withCluster<T>(job: JobConfig, work: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+async function withCluster<T>(job: Job, work: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   try {
     return await work(cluster);
   } finally {
@@ -107,11 +107,11 @@ async function withCluster<T>(job: JobConfig, work: (cluster: KafkaCluster) => P
   }
 }
 
-const groupOffsets = (job: JobConfig, topic: string, partitions = 1) =>
-  withCluster(job, (cluster) => readGroupOffsets(cluster, job.kafka.consumerGroup, [{ topic, partitions }]));
+const groupOffsets = (job: Job, topic: string, partitions = 1) =>
+  withCluster(job, (cluster) => readGroupOffsets(cluster, job.consumerGroup, [{ topic, partitions }]));
 
 /** What a sync must leave behind when it fails: the tables' snapshots and the group's offsets. */
-async function committedState(job: JobConfig, namespace: string, topic: string, table: string, partitions = 1) {
+async function committedState(job: Job, namespace: string, topic: string, table: string, partitions = 1) {
   return {
     table: await snapshotOf(namespace, table),
     deadLetters: await snapshotOf(namespace, `${table}__dlq`),
@@ -295,7 +295,7 @@ for (const mode of ["append", "upsert"] as const) {
     // The crash: the dead letters were committed, the table and the group were not.
     await rollBack((await loadTable(namespace, "items"))!, beforeSnapshot);
     await withCluster(job, (cluster) =>
-      commitGroupOffsets(cluster, job.kafka.consumerGroup, beforeOffsets as TopicPartitionOffsets),
+      commitGroupOffsets(cluster, job.consumerGroup, beforeOffsets as TopicPartitionOffsets),
     );
     assert.deepEqual((await groupOffsets(job, t)).get(t), new Map([[0, 3n]]));
 

@@ -59,7 +59,7 @@ const text = (offsets: Map<number, bigint> | undefined) =>
 async function tableOffsets() {
   const catalog = await openSqlCatalog({ warehouse, name: "floe" });
   try {
-    const table = await Table.load(catalog, { namespace: [job.iceberg.namespace], name: "app" });
+    const table = await Table.load(catalog, { namespace: [job.namespace], name: "app" });
     return committedOffsets(table.metadata, "app").get(topic);
   } finally {
     await catalog.close();

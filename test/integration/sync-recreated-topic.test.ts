@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { reportToText } from "../../src/cli/report.ts";
-import type { JobConfig } from "../../src/config/job-config.ts";
+import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { Table } from "../../src/iceberg/table.ts";
@@ -40,7 +40,7 @@ const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-recreated-"));
 const topics = { events: `recreated${run}_events`, accounts: `recreated${run}_accounts` };
 
-function jobFor(kind: "events" | "accounts", stream: string): JobConfig {
+function jobFor(kind: "events" | "accounts", stream: string): Job {
   const name = `recreated_${kind}_${run}`;
   return parseJob(
     `
@@ -92,10 +92,10 @@ async function recreate(topic: string, partitions: number): Promise<void> {
   }
 }
 
-async function tablePosition(job: JobConfig, table: string): Promise<KafkaPosition> {
-  const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+async function tablePosition(job: Job, table: string): Promise<KafkaPosition> {
+  const catalog = await loadCatalog(catalogConfig(job.destination));
   try {
-    const loaded = await Table.load(catalog, { namespace: [job.iceberg.namespace], name: table });
+    const loaded = await Table.load(catalog, { namespace: [job.namespace], name: table });
     return committedPosition(loaded.metadata, loaded.name);
   } finally {
     await catalog.close();
@@ -117,8 +117,8 @@ function byPartitionOffsetGen(rows: Row[]): Row[] {
 test("append: re-created with more messages, every message of the new topic lands, beside the old topic's rows", async () => {
   const topic = topics.events;
   const job = jobFor("events", "mode: append");
-  const table = restTable(job.iceberg.namespace, "events");
-  const deadLetters = restTable(job.iceberg.namespace, "events__dlq");
+  const table = restTable(job.namespace, "events");
+  const deadLetters = restTable(job.namespace, "events__dlq");
   const model = new AppendModel();
   const messages = (gen: number, perPartition: number, bad: readonly number[], counter: OffsetCounter) =>
     counter.assign(
@@ -152,13 +152,13 @@ test("append: re-created with more messages, every message of the new topic land
   assert.notEqual(newId, oldId);
   // The group's offsets may name the new topic too (a sync's group commit that raced the
   // deletion): they are of the deleted topic all the same.
-  await commitGroupOffsets(cluster, job.kafka.consumerGroup, new Map([[topic, offsets({ 0: 50n, 1: 50n })]]));
+  await commitGroupOffsets(cluster, job.consumerGroup, new Map([[topic, offsets({ 0: 50n, 1: 50n })]]));
 
   const second = await runSync(job, { stateDir });
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, 500, "offsets 0..49 of each partition of the new topic are read too");
   assert.deepEqual(second.recreatedTopics, [
-    { topic, table: `${job.iceberg.namespace}.events`, previousTopicId: oldId, topicId: newId },
+    { topic, table: `${job.namespace}.events`, previousTopicId: oldId, topicId: newId },
   ]);
   const figures = model.apply(fresh);
   assert.equal(second.tables[0]?.recordsAdded, figures.recordsAdded);
@@ -167,7 +167,7 @@ test("append: re-created with more messages, every message of the new topic land
     reportToText(second),
     new RegExp(
       `${topic}: deleted and re-created \\(topic id ${oldId} -> ${newId}\\); read from its log start\\. ` +
-        `${job.iceberg.namespace}\\.events recorded the deleted topic: its rows stay beside the new topic's`,
+        `${job.namespace}\\.events recorded the deleted topic: its rows stay beside the new topic's`,
     ),
   );
 
@@ -188,7 +188,7 @@ test("append: re-created with more messages, every message of the new topic land
     });
   }
   assert.deepEqual(
-    (await readGroupOffsets(cluster, job.kafka.consumerGroup, [{ topic, partitions: 2 }])).get(topic),
+    (await readGroupOffsets(cluster, job.consumerGroup, [{ topic, partitions: 2 }])).get(topic),
     offsets({ 0: 250n, 1: 250n }),
   );
 
@@ -200,7 +200,7 @@ test("append: re-created with more messages, every message of the new topic land
 test("upsert: re-created with fewer messages and partitions, a clean restart at the log start; old keys stay unless the new topic has them", async () => {
   const topic = topics.accounts;
   const job = jobFor("accounts", "mode: upsert, dedup_keys: [_kafka_key]");
-  const table = restTable(job.iceberg.namespace, "accounts");
+  const table = restTable(job.namespace, "accounts");
   const model = new UpsertModel((m) => m.key, true);
 
   await createTopic(topic, 2);
@@ -229,11 +229,11 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
   const newId = await topicId(topic);
 
   // What `floe check` shows: the topic re-created, both partitions of the old offsets set aside.
-  const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+  const catalog = await loadCatalog(catalogConfig(job.destination));
   try {
     const plan = await planSync(job, cluster, catalog);
     assert.deepEqual(plan.recreated, [
-      { topic, table: `${job.iceberg.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
+      { topic, table: `${job.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
     ]);
     assert.deepEqual(
       plan.offsets.partitions.map((p) => [p.partition, p.startFrom, p.startOffset, p.stopOffset, p.tableOffset]),
@@ -248,7 +248,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, 25);
   assert.deepEqual(second.recreatedTopics, [
-    { topic, table: `${job.iceberg.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
+    { topic, table: `${job.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
   ]);
   assert.match(reportToText(second), /its rows stay where the new topic has no message with their key/);
   model.topicRecreated();

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { JobConfig } from "../../src/config/job-config.ts";
+import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { type Catalog, NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
 import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
@@ -25,7 +25,7 @@ import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-met
 import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { kafkaConnection } from "../../src/sync/connect.ts";
+import { kafkaConnectionOptions } from "../../src/sync/connect.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { runSync, type SyncOptions, type SyncReport } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
@@ -57,7 +57,7 @@ async function newTopic(name: string, partitions = 1): Promise<string> {
 }
 
 /** A job (its own namespace and consumer group) over one topic into table `t`. */
-function jobFor(name: string, topic: string, stream: string, threads = 1): { job: JobConfig; namespace: string } {
+function jobFor(name: string, topic: string, stream: string, threads = 1): { job: Job; namespace: string } {
   const { text, file } = jobText(name, topic, stream, threads);
   return { job: parseJob(text, file), namespace: `drift_${name}_${run}_topics` };
 }
@@ -176,17 +176,17 @@ function tableReport(report: SyncReport, namespace: string) {
 }
 
 /** What a failed sync must leave as it was: both tables' snapshots and the group's offsets. */
-async function committedState(job: JobConfig, namespace: string, topic: string, partitions = 1) {
+async function committedState(job: Job, namespace: string, topic: string, partitions = 1) {
   const snapshot = async (name: string) => {
     const table = await loadTable(namespace, name);
     return table ? currentSnapshot(table.metadata)?.snapshotId : "no table";
   };
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   try {
     return {
       table: await snapshot("t"),
       deadLetters: await snapshot("t__dlq"),
-      group: await readGroupOffsets(cluster, job.kafka.consumerGroup, [{ topic, partitions }]),
+      group: await readGroupOffsets(cluster, job.consumerGroup, [{ topic, partitions }]),
     };
   } finally {
     await cluster.close();
@@ -195,7 +195,7 @@ async function committedState(job: JobConfig, namespace: string, topic: string, 
 
 /** The sync fails with on_error: fail at the message, naming it and its field, and leaves everything as it was. */
 async function assertFailsAt(
-  job: JobConfig,
+  job: Job,
   namespace: string,
   topic: string,
   where: string,
@@ -325,9 +325,9 @@ test("a replay after a crash between the dead-letter and the table commit loses 
       { action: "set-snapshot-ref", refName: "main", snapshotId: snapshotId as bigint, type: "branch" },
     ],
   );
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   try {
-    await commitGroupOffsets(cluster, job.kafka.consumerGroup, group);
+    await commitGroupOffsets(cluster, job.consumerGroup, group);
   } finally {
     await cluster.close();
   }
