@@ -22,7 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseJob } from "../src/config/load-job.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../src/sync/sync.ts";
+import { withConnections } from "../src/sync/connect.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync } from "../src/sync/sync.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
 
 const { values } = parseArgs({
@@ -132,16 +133,18 @@ streams:
     const started = performance.now();
     const marks = { planned: started, read: started, committed: started };
     const cpuBefore = process.cpuUsage();
-    const report = await runSync(job, {
-      stateDir: join(dir, "state"),
-      maxMessagesPerCommit: Number(values["max-messages-per-commit"]),
-      onProgress(event: SyncProgress) {
-        const now = performance.now();
-        if (event.kind === "planned") marks.planned = marks.read = now;
-        else if (event.kind === "read") marks.read = now;
-        else marks.committed = now;
-      },
-    });
+    const report = await withConnections(job, (connections) =>
+      runSync(job, connections, {
+        stateDir: join(dir, "state"),
+        maxMessagesPerCommit: Number(values["max-messages-per-commit"]),
+        onEvent(event) {
+          const now = performance.now();
+          if (event.type === "planned") marks.planned = marks.read = now;
+          else if (event.type === "partition-progress") marks.read = now;
+          else if (event.type === "table-committed") marks.committed = now;
+        },
+      }),
+    );
     const ended = performance.now();
     const cpu = process.cpuUsage(cpuBefore);
     if (report.status !== "complete") throw new Error(`sync ${report.status}: ${report.readError}`);

@@ -6,9 +6,7 @@
 import type { Command } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
-import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
-import { KafkaCluster } from "../kafka/connection.ts";
-import { catalogConfig, kafkaConnectionOptions } from "../sync/connect.ts";
+import { withConnections } from "../sync/connect.ts";
 import { planSync, type SyncPlan } from "../sync/plan-sync.ts";
 import { sampleStreams } from "../sync/sample-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -51,23 +49,15 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       return ExitCode.USAGE;
     }
     const job = await loadJob(flags.config);
-    const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
-    try {
-      const catalog = await loadCatalog(catalogConfig(job.destination));
-      try {
-        const plan = await planSync(job, cluster, catalog);
-        const samples =
-          sampleSize === 0
-            ? new Map<string, StreamSample>()
-            : await sampleStreams(cluster, plan, { messagesPerTopic: sampleSize, maxThreads: job.maxThreads });
-        process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
-        return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
-      } finally {
-        await catalog.close();
-      }
-    } finally {
-      await cluster.close();
-    }
+    return await withConnections(job, async ({ source, catalog }) => {
+      const plan = await planSync(job, source, catalog);
+      const samples =
+        sampleSize === 0
+          ? new Map<string, StreamSample>()
+          : await sampleStreams(source, plan, { messagesPerTopic: sampleSize, maxThreads: job.maxThreads });
+      process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
+      return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
+    });
   } catch (error) {
     return fail("check", error, flags.json === true);
   }

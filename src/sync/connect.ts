@@ -1,14 +1,18 @@
 // The one mapping from a job onto the option types of kafka/ and iceberg/: its source becomes
-// the Kafka connection options, its destination the catalog config. The job keeps secrets
-// wrapped (config/secret.ts): Kafka's password stays a Secret that the client reveals when it
-// authenticates; the catalog's credentials are revealed here, for the client that sends them.
+// the Kafka connection options, its destination the catalog config; and the connections a sync
+// takes, opened from them. The job keeps secrets wrapped (config/secret.ts): Kafka's password
+// stays a Secret that the client reveals when it authenticates; the catalog's credentials are
+// revealed here, for the client that sends them.
 import type { Destination } from "../config/destination.ts";
+import type { Job } from "../config/job.ts";
 import { unseal } from "../config/secret.ts";
 import type { Source } from "../config/source.ts";
-import type { CatalogConfig } from "../iceberg/catalog/load-catalog.ts";
+import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import { type CatalogConfig, loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import type { RestCredential } from "../iceberg/catalog/rest-catalog.ts";
 import type { UnityCredential } from "../iceberg/catalog/unity.ts";
-import type { KafkaConnectionOptions } from "../kafka/connection.ts";
+import { KafkaCluster, type KafkaConnectionOptions } from "../kafka/connection.ts";
+import { KafkaSource } from "../kafka/kafka-source.ts";
 
 /** How the embedded catalog is named in messages. */
 const SQL_CATALOG_NAME = "floe";
@@ -43,5 +47,45 @@ export function catalogConfig(destination: Destination): CatalogConfig {
         requestTimeoutMs: settings.requestTimeoutMs,
         credential: unseal<UnityCredential>(settings.credential),
       };
+  }
+}
+
+/** A job's cluster and catalog, connected; close them when done. */
+export interface JobConnections {
+  readonly source: KafkaSource;
+  readonly catalog: Catalog;
+  close(): Promise<void>;
+}
+
+/** Connects to the job's cluster, then to its catalog, so that a wrong address or credential fails here. */
+export async function openConnections(job: Job): Promise<JobConnections> {
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
+  let catalog: Catalog;
+  try {
+    catalog = await loadCatalog(catalogConfig(job.destination));
+  } catch (error) {
+    await cluster.close().catch(() => {});
+    throw error;
+  }
+  return {
+    source: new KafkaSource(cluster),
+    catalog,
+    async close() {
+      try {
+        await catalog.close();
+      } finally {
+        await cluster.close();
+      }
+    },
+  };
+}
+
+/** Runs `work` with the job's connections, and closes them however it ends. */
+export async function withConnections<T>(job: Job, work: (connections: JobConnections) => Promise<T>): Promise<T> {
+  const connections = await openConnections(job);
+  try {
+    return await work(connections);
+  } finally {
+    await connections.close();
   }
 }

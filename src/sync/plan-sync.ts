@@ -13,10 +13,9 @@ import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopic
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../kafka/connection.ts";
-import { listTopicPartitions, listTopics } from "../kafka/discover.ts";
-import { type OffsetPlan, planOffsets } from "../kafka/plan.ts";
+import { type OffsetPlan, offsetPlan } from "../kafka/plan.ts";
 import { committedPosition, replacedTopicId, type TopicIds } from "./snapshot-offsets.ts";
+import type { SyncSource } from "./source.ts";
 
 /** A selected topic with its table and dead-letter table, each undefined until first written. */
 export interface StreamTargets {
@@ -43,13 +42,10 @@ export interface SyncPlan {
   recreated: RecreatedTopic[];
 }
 
-export async function planSync(job: Job, cluster: KafkaCluster, catalog: Catalog): Promise<SyncPlan> {
-  const { selected, skipped } = selectTopics(job, await listTopics(cluster));
+export async function planSync(job: Job, source: SyncSource, catalog: Catalog): Promise<SyncPlan> {
+  const { selected, skipped } = selectTopics(job, await source.listTopics());
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
-  const topics = await listTopicPartitions(
-    cluster,
-    selected.map((s) => s.topic),
-  );
+  const topics = await source.describeTopics(selected.map((s) => s.topic));
   const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
   const tableOffsets: TopicPartitionOffsets = new Map();
   const recreated: RecreatedTopic[] = [];
@@ -71,9 +67,15 @@ export async function planSync(job: Job, cluster: KafkaCluster, catalog: Catalog
       tableOffsets.set(topic, recorded.position.offsets.get(topic)!);
     }
   }
-  const offsets = await planOffsets(cluster, {
+  const [watermarks, groupOffsets] = await Promise.all([
+    source.listWatermarks(topics),
+    source.readGroupOffsets(job.consumerGroup, topics),
+  ]);
+  const offsets = offsetPlan({
     topics,
     consumerGroup: job.consumerGroup,
+    watermarks,
+    groupOffsets,
     tableOffsets,
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });

@@ -19,6 +19,7 @@ import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
+import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
@@ -31,7 +32,7 @@ import {
   samePosition,
   type TopicIds,
 } from "./snapshot-offsets.ts";
-import type { StreamBatch } from "./stream-batch.ts";
+import type { RejectReason, StreamBatch } from "./stream-batch.ts";
 
 export interface TableReport {
   topic: string;
@@ -69,9 +70,25 @@ export interface StreamTarget {
   stateDir: string;
   /** The topics' ids as planned: recorded with the offsets, and a change of id restarts a topic's offsets. */
   topicIds: TopicIds;
+  /** Receives the dead-letters and table-committed events of the sync. */
+  emit: (event: SyncEventBody) => void;
 }
 
+/**
+ * Commits one round of a topic's messages: its dead letters, then its rows with the offsets read.
+ * Emits table-committed when the round absorbed messages or committed a snapshot.
+ */
 export async function writeStream(
+  target: StreamTarget,
+  batch: StreamBatch,
+  readOffsets: TopicPartitionOffsets,
+): Promise<TableReport> {
+  const report = await commitRound(target, batch, readOffsets);
+  if (report.messagesRead > 0 || report.snapshotId !== null) target.emit({ type: "table-committed", report });
+  return report;
+}
+
+async function commitRound(
   target: StreamTarget,
   batch: StreamBatch,
   readOffsets: TopicPartitionOffsets,
@@ -271,6 +288,16 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
     read: readOffsets,
     topicIds: target.topicIds,
   };
-  await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+  const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
   target.deadLetterPosition = committedPosition(table.metadata, table.name);
+  const reasons: Partial<Record<RejectReason, number>> = {};
+  for (const m of batch.rejected) reasons[m.reason] = (reasons[m.reason] ?? 0) + 1;
+  target.emit({
+    type: "dead-letters",
+    topic: batch.topic,
+    table: `${target.job.namespace}.${deadLetterTableName(batch.selection.table)}`,
+    count: batch.rejected.length,
+    reasons,
+    snapshotId: snapshot.snapshotId.toString(),
+  });
 }

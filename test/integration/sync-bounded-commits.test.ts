@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, produce } from "../helpers/kafka.ts";
 import { type Readers, restTable, startReaders } from "../helpers/readers.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import { restCatalog } from "../services/iceberg-rest.ts";
 
 const run = `bounded${process.pid}_${Date.now()}`;
@@ -61,7 +61,7 @@ test("commits every fetched batch when the limit is one message, and lands every
       events += ids.length;
     }
   }
-  const report = await runSync(job, { stateDir, maxMessagesPerCommit: 1 });
+  const report = await syncJob(job, { stateDir, maxMessagesPerCommit: 1 });
   assert.equal(report.status, "complete");
   assert.equal(report.messagesRead, 2 * events);
 
@@ -77,6 +77,6 @@ test("commits every fetched batch when the limit is one message, and lands every
   );
   const appended = await readers.rows("duckdb", restTable(namespace, "events"), { columns: ["id"] });
   assert.equal(appended.length, events);
-  const again = await runSync(job, { stateDir, maxMessagesPerCommit: 1 });
+  const again = await syncJob(job, { stateDir, maxMessagesPerCommit: 1 });
   assert.equal(again.messagesRead, 0);
 });

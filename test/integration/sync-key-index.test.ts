@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync } from "../../src/sync/sync.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../helpers/kafka.ts";
 import { type Engine, type Readers, restTable, startReaders } from "../helpers/readers.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import { modelColumns, OffsetCounter, produceExactly, Random, UpsertModel } from "../helpers/sync-model.ts";
 import { restCatalog } from "../services/iceberg-rest.ts";
 
@@ -79,7 +79,7 @@ async function syncAndCheck(step: string, engines: readonly Engine[] = ["duckdb"
   );
   await produceExactly(topic, messages, counter);
   const figures = model.apply(messages);
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.equal(report.status, "complete", step);
   const t = report.tables[0]!;
   assert.deepEqual(

@@ -19,12 +19,13 @@ import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import type { KafkaCluster } from "../../src/kafka/connection.ts";
 import { listTopicPartitions } from "../../src/kafka/discover.ts";
+import { KafkaSource } from "../../src/kafka/kafka-source.ts";
 import { catalogConfig } from "../../src/sync/connect.ts";
 import { planSync } from "../../src/sync/plan-sync.ts";
 import { committedPosition, type KafkaPosition } from "../../src/sync/snapshot-offsets.ts";
-import { runSync } from "../../src/sync/sync.ts";
 import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../helpers/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../helpers/readers.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
   deadLetterColumns,
@@ -134,7 +135,7 @@ test("append: re-created with more messages, every message of the new topic land
   const oldCounter = new OffsetCounter();
   const old = messages(1, 50, [4, 41], oldCounter);
   await produceExactly(topic, old, oldCounter);
-  const first = await runSync(job, { stateDir });
+  const first = await syncJob(job, { stateDir });
   assert.equal(first.messagesRead, 100);
   assert.deepEqual(first.recreatedTopics, []);
   model.apply(old);
@@ -154,7 +155,7 @@ test("append: re-created with more messages, every message of the new topic land
   // deletion): they are of the deleted topic all the same.
   await commitGroupOffsets(cluster, job.consumerGroup, new Map([[topic, offsets({ 0: 50n, 1: 50n })]]));
 
-  const second = await runSync(job, { stateDir });
+  const second = await syncJob(job, { stateDir });
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, 500, "offsets 0..49 of each partition of the new topic are read too");
   assert.deepEqual(second.recreatedTopics, [
@@ -192,7 +193,7 @@ test("append: re-created with more messages, every message of the new topic land
     offsets({ 0: 250n, 1: 250n }),
   );
 
-  const idle = await runSync(job, { stateDir });
+  const idle = await syncJob(job, { stateDir });
   assert.equal(idle.messagesRead, 0);
   assert.deepEqual(idle.recreatedTopics, [], "the new id is the table's now");
 });
@@ -209,7 +210,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
     Array.from({ length: 80 }, (_, i) => ({ partition: (i % 40) % 2, key: `k${i % 40}`, value: { gen: 1, i } })),
   );
   await produceExactly(topic, old, oldCounter);
-  const first = await runSync(job, { stateDir });
+  const first = await syncJob(job, { stateDir });
   assert.equal(first.messagesRead, 80);
   model.apply(old);
   const oldId = await topicId(topic);
@@ -231,7 +232,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
   // What `floe check` shows: the topic re-created, both partitions of the old offsets set aside.
   const catalog = await loadCatalog(catalogConfig(job.destination));
   try {
-    const plan = await planSync(job, cluster, catalog);
+    const plan = await planSync(job, new KafkaSource(cluster), catalog);
     assert.deepEqual(plan.recreated, [
       { topic, table: `${job.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
     ]);
@@ -244,7 +245,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
     await catalog.close();
   }
 
-  const second = await runSync(job, { stateDir });
+  const second = await syncJob(job, { stateDir });
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, 25);
   assert.deepEqual(second.recreatedTopics, [
@@ -267,7 +268,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
     topicIds: new Map([[topic, newId]]),
   });
 
-  const idle = await runSync(job, { stateDir });
+  const idle = await syncJob(job, { stateDir });
   assert.equal(idle.messagesRead, 0);
   assert.deepEqual(idle.recreatedTopics, []);
 });
