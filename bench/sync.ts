@@ -23,7 +23,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseJob } from "../src/config/load-job.ts";
 import { withConnections } from "../src/sync/connect.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync } from "../src/sync/sync.ts";
+import { runSync } from "../src/sync/sync.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../src/sync/sync-options.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
 
 const { values } = parseArgs({

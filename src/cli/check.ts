@@ -6,9 +6,7 @@
 import type { Command } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
-import { withConnections } from "../sync/connect.ts";
-import { planSync, type SyncPlan } from "../sync/plan-sync.ts";
-import { sampleStreams } from "../sync/sample-streams.ts";
+import type { SyncPlan } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { recreatedTopicLine, skippedTopicLines } from "./report.ts";
@@ -49,6 +47,12 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       return ExitCode.USAGE;
     }
     const job = await loadJob(flags.config);
+    // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
+    const [{ withConnections }, { planSync }, { sampleStreams }] = await Promise.all([
+      import("../sync/connect.ts"),
+      import("../sync/plan-sync.ts"),
+      import("../sync/sample-streams.ts"),
+    ]);
     return await withConnections(job, async ({ source, catalog }) => {
       const plan = await planSync(job, source, catalog);
       const samples =

@@ -4,9 +4,8 @@ import { dirname, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
-import { withConnections } from "../sync/connect.ts";
 import type { SyncEvent } from "../sync/events.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync } from "../sync/sync.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { reportToJson, reportToText } from "./report.ts";
@@ -70,6 +69,11 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
       signal: abort.signal,
       command: `floe sync --config ${resolve(flags.config)}`,
     });
+    // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
+    const [{ withConnections }, { runSync }] = await Promise.all([
+      import("../sync/connect.ts"),
+      import("../sync/sync.ts"),
+    ]);
     const report = await withConnections(job, (connections) =>
       runSync(job, connections, {
         stateDir,

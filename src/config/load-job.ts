@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
-import type { KafkaSecurity, KafkaTls } from "../kafka/connection.ts";
+import type { KafkaSecurity, KafkaTls } from "../kafka/security.ts";
 import { ConfigError, type ConfigIssue, type ConfigPath } from "./config-error.ts";
 import type { CatalogSettings } from "./destination.ts";
 import { interpolateEnv } from "./env-interpolation.ts";

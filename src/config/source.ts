@@ -12,7 +12,7 @@ import {
   type KafkaTls,
   SASL_MECHANISMS,
   SECURITY_PROTOCOLS,
-} from "../kafka/connection.ts";
+} from "../kafka/security.ts";
 import { duration, nonEmpty, secret } from "./schema-parts.ts";
 
 /** A Kafka cluster and how to connect to it. */

@@ -14,44 +14,8 @@ import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { inspect } from "node:util";
 import { Admin, type BaseOptions, Consumer, TimeoutError } from "@platformatic/kafka";
 import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
-import { describeCause, KafkaError, walk } from "./errors.ts";
-
-export const SECURITY_PROTOCOLS = ["PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"] as const;
-export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
-export const SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] as const;
-export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
-
-/** A secret that prints as *** and gives its value on demand, like the job config's Secret. */
-export interface Revealable {
-  reveal(): string;
-}
-
-export interface KafkaSasl {
-  readonly mechanism: SaslMechanism;
-  readonly username: string;
-  /** A Revealable holding the password, so that the settings never print it. */
-  readonly password: Revealable;
-}
-
-/**
- * TLS material. `ca`, `cert` and `key` are each either PEM text (starts with "-----BEGIN") or
- * the path of a PEM file: paths suit job files, PEM text suits secrets injected through `${ENV}`.
- */
-export interface KafkaTls {
-  /** The CA(s) to trust; undefined: the system's. */
-  readonly ca?: string | undefined;
-  /** A client certificate and its key (mutual TLS). */
-  readonly clientCertificate?: { readonly cert: string; readonly key: string } | undefined;
-  /** Accept any broker certificate and host name. For test clusters only. */
-  readonly insecureSkipVerify?: boolean;
-}
-
-/** The protocol says which settings go with it: SASL credentials for SASL_*, TLS material for SSL and SASL_SSL. */
-export type KafkaSecurity =
-  | { readonly protocol: "PLAINTEXT" }
-  | { readonly protocol: "SASL_PLAINTEXT"; readonly sasl: KafkaSasl }
-  | { readonly protocol: "SSL"; readonly tls?: KafkaTls }
-  | { readonly protocol: "SASL_SSL"; readonly sasl: KafkaSasl; readonly tls?: KafkaTls };
+import { describeCause, KafkaConfigError, KafkaConnectionError, KafkaError, walk } from "./errors.ts";
+import type { KafkaSecurity, KafkaTls } from "./security.ts";
 
 /**
  * How to reach a cluster. The job file's rules (host:port servers, credentials the protocol
@@ -73,25 +37,6 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** The library's own delay between attempts, kept for the retries that are not timeouts. */
 const RETRY_DELAY_MS = 1000;
-
-/** A TLS file named by the settings cannot be read; raised before any connection. */
-export class KafkaConfigError extends KafkaError {
-  override name = "KafkaConfigError";
-}
-
-/** No broker could be reached, or it refused our TLS or SASL handshake. */
-export class KafkaConnectionError extends KafkaError {
-  override name = "KafkaConnectionError";
-  readonly bootstrapServers: readonly string[];
-  /** What to check, in words a user can act on. */
-  readonly hint: string;
-
-  constructor(bootstrapServers: readonly string[], summary: string, hint: string, options?: ErrorOptions) {
-    super(`${summary}. ${hint}`, options);
-    this.bootstrapServers = bootstrapServers;
-    this.hint = hint;
-  }
-}
 
 /**
  * The options of an @platformatic/kafka client (Admin, Consumer, Producer) for these settings.

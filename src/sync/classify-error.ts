@@ -13,8 +13,7 @@ import {
 } from "../iceberg/catalog/catalog.ts";
 import { ValidationError } from "../iceberg/commit/validation-error.ts";
 import { ConsumerGroupActiveError } from "../kafka/commit-offsets.ts";
-import { KafkaConnectionError } from "../kafka/connection.ts";
-import { KafkaError } from "../kafka/errors.ts";
+import { KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { ConcurrentSyncError } from "./offset-claim.ts";
 import { BadMessageError } from "./stream-batch.ts";

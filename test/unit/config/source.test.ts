@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { ConfigError } from "../../../src/config/config-error.ts";
 import { jobFileJsonSchema } from "../../../src/config/job-schema.ts";
 import { parseJob } from "../../../src/config/load-job.ts";
-import { SASL_MECHANISMS, SECURITY_PROTOCOLS } from "../../../src/kafka/connection.ts";
+import { SASL_MECHANISMS, SECURITY_PROTOCOLS } from "../../../src/kafka/security.ts";
 
 const job = (kafka: string) =>
   `name: j\nsource:\n  kafka:\n    topic_pattern: orders\n${kafka}destination: {iceberg: {catalog: {type: sql}}}\n`;

@@ -9,10 +9,9 @@ import {
   clientOptions,
   describeConnection,
   KafkaCluster,
-  KafkaConfigError,
-  KafkaConnectionError,
   type KafkaConnectionOptions,
 } from "../../../src/kafka/connection.ts";
+import { KafkaConfigError, KafkaConnectionError } from "../../../src/kafka/errors.ts";
 
 const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 /** A password as the job holds it: printed as ***, given by reveal(). */
