@@ -185,8 +185,15 @@ test("a read-only warehouse directory: the error names the database path and wha
   chmodSync(warehouse, 0o555);
   const file = jobFile("readonly", bootstrapServers, `catalog: {type: sql, warehouse: ${warehouse}}`);
   chmodSync(file, 0o644);
+  // The job lock lives in the state directory: one the run can write, so that the warehouse is what fails.
+  const state = join(dir, "readonly-state");
+  mkdirSync(state);
+  chmodSync(state, 0o777);
   try {
-    const outcome = await floe(["sync", "--config", file], asRoot ? { uid: 65534, gid: 65534 } : {});
+    const outcome = await floe(
+      ["sync", "--config", file, "--state-dir", state],
+      asRoot ? { uid: 65534, gid: 65534 } : {},
+    );
     assert.equal(outcome.code, 1, outcome.stderr);
     const uid = asRoot ? 65534 : process.getuid?.();
     assert.equal(
