@@ -1,7 +1,8 @@
-// How floe reaches a Kafka cluster: the connection settings of a job mapped onto the options of
-// @platformatic/kafka, one handle that owns the admin client, and connection failures turned into
-// one error that names the bootstrap servers and says what to check. No message ever contains the
-// password: errors are built from the settings minus the secret, and library text is scrubbed.
+// How floe reaches a Kafka cluster: its connection options (bootstrap servers, security.ts,
+// timeouts) mapped onto the options of @platformatic/kafka, one handle that owns the admin
+// client, and connection failures turned into one error that names the bootstrap servers and
+// says what to check. No message ever contains the password: errors are built from the settings
+// minus the secret, and library text is scrubbed.
 //
 // Every connect and every request is bounded (connectTimeoutMs, requestTimeoutMs). The library
 // retries a timed-out request, and nests those retries (each metadata attempt retries its

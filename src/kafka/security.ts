@@ -6,7 +6,7 @@ export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
 export const SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] as const;
 export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 
-/** A secret that prints as *** and gives its value on demand, like the job config's Secret. */
+/** A secret that prints as *** and gives its value only on demand. */
 export interface Revealable {
   reveal(): string;
 }

@@ -13,6 +13,7 @@ import type { RestCredential } from "../iceberg/catalog/rest-catalog.ts";
 import type { UnityCredential } from "../iceberg/catalog/unity.ts";
 import { KafkaCluster, type KafkaConnectionOptions } from "../kafka/connection.ts";
 import { KafkaSource } from "../kafka/kafka-source.ts";
+import type { SyncSource } from "./source.ts";
 
 /** How the embedded catalog is named in messages. */
 const SQL_CATALOG_NAME = "floe";
@@ -68,7 +69,7 @@ export async function openConnections(job: Job): Promise<JobConnections> {
     throw error;
   }
   return {
-    source: new KafkaSource(cluster),
+    source: new KafkaSource(cluster) satisfies SyncSource,
     catalog,
     async close() {
       try {

@@ -36,10 +36,15 @@ export interface SyncReport {
 
 /** The report after `event`, given the report before it (undefined before the first event). */
 export function reduceSyncEvent(report: SyncReport | undefined, event: SyncEvent): SyncReport {
+  // The optional keys are placed here, undefined, so that a printed report lists them after status.
   const before: SyncReport = report ?? {
     runId: event.runId,
     job: "",
     status: "running",
+    readStatus: undefined,
+    readError: undefined,
+    groupCommitError: undefined,
+    error: undefined,
     skippedTopics: [],
     lostMessages: [],
     recreatedTopics: [],
