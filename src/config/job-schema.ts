@@ -11,7 +11,7 @@ import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
-import type { Job, StreamConfig, StreamSettings } from "./job.ts";
+import { type Job, ON_ERROR, type OnError, STREAM_MODES, type StreamConfig, type StreamSettings } from "./job.ts";
 import { identifier, nonEmpty } from "./schema-parts.ts";
 import { checkKafkaSecurity, kafkaClusterShape, toSource } from "./source.ts";
 import { engineConflicts } from "./target-engines.ts";
@@ -57,14 +57,14 @@ const iceberg = z.strictObject({
 });
 
 const streamFields = {
-  mode: z.enum(["upsert", "append"]).describe("upsert: one row per key. append: one row per message."),
+  mode: z.enum(STREAM_MODES).describe("upsert: one row per key. append: one row per message."),
   dedup_keys: z
     .array(nonEmpty)
     .min(1, "list at least one field")
     .optional()
     .describe("Fields that identify a row (required for upsert); _kafka_key names the message key."),
   on_error: z
-    .enum(["dlq", "fail", "skip"])
+    .enum(ON_ERROR)
     .default("dlq")
     .describe("A bad message goes to the <table>__dlq table, fails the sync, or is counted and skipped."),
   columns: z
@@ -116,7 +116,7 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
 }
 
 function streamSettings(
-  s: StreamInput & { on_error: "dlq" | "fail" | "skip"; columns?: Record<string, DeclarableType> | undefined },
+  s: StreamInput & { on_error: OnError; columns?: Record<string, DeclarableType> | undefined },
 ): StreamSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
   return s.mode === "upsert"

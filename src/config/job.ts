@@ -26,8 +26,10 @@ export interface Job {
   readonly defaultStream: StreamSettings;
 }
 
-export type StreamMode = "upsert" | "append";
-export type OnError = "dlq" | "fail" | "skip";
+export const STREAM_MODES = ["upsert", "append"] as const;
+/** What a bad message does: a row of the dead-letter table, a failed sync, or a count. */
+export const ON_ERROR = ["dlq", "fail", "skip"] as const;
+export type OnError = (typeof ON_ERROR)[number];
 
 /** upsert: one row per key (deletion vectors retire the old row). append: one row per message. */
 export type StreamSettings =
