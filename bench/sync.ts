@@ -34,7 +34,9 @@ import { type Readers, startReaders, type TableRef } from "../dev/readers.ts";
 import { restS3Catalog } from "../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../dev/services/minio.ts";
 import { parseJob } from "../src/config/load-job.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../src/sync/sync.ts";
+import { withConnections } from "../src/sync/connect.ts";
+import { runSync } from "../src/sync/sync.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../src/sync/sync-options.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
 
 const { values } = parseArgs({
@@ -198,16 +200,18 @@ streams:
     const started = performance.now();
     const marks = { planned: started, read: started, committed: started };
     const cpuBefore = process.cpuUsage();
-    const report = await runSync(job, {
-      stateDir: join(dir, "state"),
-      maxMessagesPerCommit: Number(values["max-messages-per-commit"]),
-      onProgress(event: SyncProgress) {
-        const now = performance.now();
-        if (event.kind === "planned") marks.planned = marks.read = now;
-        else if (event.kind === "read") marks.read = now;
-        else marks.committed = now;
-      },
-    });
+    const report = await withConnections(job, (connections) =>
+      runSync(job, connections, {
+        stateDir: join(dir, "state"),
+        maxMessagesPerCommit: Number(values["max-messages-per-commit"]),
+        onEvent(event) {
+          const now = performance.now();
+          if (event.type === "planned") marks.planned = marks.read = now;
+          else if (event.type === "partition-progress") marks.read = now;
+          else if (event.type === "table-committed") marks.committed = now;
+        },
+      }),
+    );
     const ended = performance.now();
     const cpu = process.cpuUsage(cpuBefore);
     if (report.status !== "complete") throw new Error(`sync ${report.status}: ${report.readError}`);
@@ -229,7 +233,7 @@ streams:
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       peakRssMb: process.resourceUsage().maxRSS / 1024,
       dir,
-      table: { namespace: job.iceberg.namespace, name: "orders" },
+      table: { namespace: job.namespace, name: "orders" },
     };
   } finally {
     if (!ok) rmSync(dir, { recursive: true, force: true });

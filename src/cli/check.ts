@@ -6,11 +6,7 @@
 import type { Command } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
-import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
-import { KafkaCluster } from "../kafka/connection.ts";
-import { catalogConfig, kafkaConnection, tableFileIO } from "../sync/connect.ts";
-import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.ts";
-import { sampleStreams } from "../sync/sample-streams.ts";
+import type { SyncPlan } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { recreatedTopicLine, skippedTopicLines } from "./report.ts";
@@ -51,26 +47,21 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       return ExitCode.USAGE;
     }
     const job = await loadJob(flags.config);
-    checkTargetEngines(job);
-    const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
-    try {
-      const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog), {
-        fileIO: tableFileIO(job.iceberg.storage),
-      });
-      try {
-        const plan = await planSync(job, cluster, catalog);
-        const samples =
-          sampleSize === 0
-            ? new Map<string, StreamSample>()
-            : await sampleStreams(cluster, plan, { messagesPerTopic: sampleSize, maxThreads: job.kafka.maxThreads });
-        process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
-        return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
-      } finally {
-        await catalog.close();
-      }
-    } finally {
-      await cluster.close();
-    }
+    // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
+    const [{ withConnections }, { planSync }, { sampleStreams }] = await Promise.all([
+      import("../sync/connect.ts"),
+      import("../sync/plan-sync.ts"),
+      import("../sync/sample-streams.ts"),
+    ]);
+    return await withConnections(job, async ({ source, catalog }) => {
+      const plan = await planSync(job, source, catalog);
+      const samples =
+        sampleSize === 0
+          ? new Map<string, StreamSample>()
+          : await sampleStreams(source, plan, { messagesPerTopic: sampleSize, maxThreads: job.maxThreads });
+      process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
+      return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
+    });
   } catch (error) {
     return fail("check", error, flags.json === true);
   }

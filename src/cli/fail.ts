@@ -1,11 +1,9 @@
 // How a command reports a failure: one line (or the job file's problems) on stderr, or a JSON
-// object with --json, and an exit code that says what kind of failure it was.
-import { ConfigError } from "../config/config-error.ts";
-import { TopicSelectionError } from "../config/topics.ts";
+// object with --json, and an exit code that says what kind of failure it was (the kind the
+// sync's error classification gives it).
 import { MessagesLostError } from "../kafka/plan.ts";
 import { JobBusyError } from "../service/job-lock.ts";
-import { ConcurrentSyncError } from "../sync/offset-claim.ts";
-import { EngineConflictError } from "../sync/plan-sync.ts";
+import { classifyError } from "../sync/classify-error.ts";
 import { ExitCode } from "./exit-codes.ts";
 
 export function fail(command: string, error: unknown, json: boolean): ExitCode {
@@ -21,10 +19,20 @@ export function fail(command: string, error: unknown, json: boolean): ExitCode {
       error instanceof MessagesLostError ? "\nRun again with --accept-data-loss to go on; the loss is reported." : "";
     process.stderr.write(`floe ${command}: ${message}${hint}\n`);
   }
-  if (error instanceof MessagesLostError) return ExitCode.DATA_LOSS;
-  if (error instanceof JobBusyError || error instanceof ConcurrentSyncError) return ExitCode.BUSY;
-  if (error instanceof ConfigError || error instanceof TopicSelectionError || error instanceof EngineConflictError) {
-    return ExitCode.USAGE;
+  return exitCode(error);
+}
+
+function exitCode(error: unknown): ExitCode {
+  // The job lock is taken before a sync starts, by the command.
+  if (error instanceof JobBusyError) return ExitCode.BUSY;
+  switch (classifyError(error).kind) {
+    case "config":
+      return ExitCode.USAGE;
+    case "data-loss":
+      return ExitCode.DATA_LOSS;
+    case "concurrent-sync":
+      return ExitCode.BUSY;
+    default:
+      return ExitCode.FAILED;
   }
-  return ExitCode.FAILED;
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerCheck } from "./check.ts";
+import { registerConfig } from "./config-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { registerSync } from "./sync.ts";
 
@@ -15,5 +16,6 @@ const program = new Command("floe")
 
 registerSync(program);
 registerCheck(program);
+registerConfig(program);
 
 await program.parseAsync(process.argv);

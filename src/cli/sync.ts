@@ -4,7 +4,8 @@ import { dirname, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT, runSync, type SyncProgress } from "../sync/sync.ts";
+import type { SyncEvent } from "../sync/events.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { reportToJson, reportToText } from "./report.ts";
@@ -68,13 +69,20 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
       signal: abort.signal,
       command: `floe sync --config ${resolve(flags.config)}`,
     });
-    const report = await runSync(job, {
-      stateDir,
-      acceptDataLoss: flags.acceptDataLoss === true,
-      ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
-      signal: abort.signal,
-      ...(progress ? { onProgress: progress.update } : {}),
-    });
+    // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
+    const [{ withConnections }, { runSync }] = await Promise.all([
+      import("../sync/connect.ts"),
+      import("../sync/sync.ts"),
+    ]);
+    const report = await withConnections(job, (connections) =>
+      runSync(job, connections, {
+        stateDir,
+        acceptDataLoss: flags.acceptDataLoss === true,
+        ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
+        signal: abort.signal,
+        ...(progress ? { onEvent: progress.update } : {}),
+      }),
+    );
     progress?.done();
     process.stdout.write(`${flags.json ? reportToJson(report) : reportToText(report)}\n`);
     return report.status === "complete" ? ExitCode.OK : ExitCode.PARTIAL;
@@ -88,15 +96,15 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
   }
 }
 
-/** A one-line progress display on stderr, redrawn in place. */
+/** A one-line progress display on stderr, redrawn in place, from the sync's events. */
 function progressLine() {
   let planned = 0n;
   const draw = (text: string) => process.stderr.write(`\r\x1b[2K${text}`);
   return {
-    update(event: SyncProgress) {
-      if (event.kind === "planned") planned = event.messages;
-      else if (event.kind === "read") draw(`reading ${event.messages} / ${planned} messages`);
-      else draw(`committed ${event.table}`);
+    update(event: SyncEvent) {
+      if (event.type === "planned") planned = event.messagesToRead;
+      else if (event.type === "partition-progress") draw(`reading ${event.messagesRead} / ${planned} messages`);
+      else if (event.type === "table-committed") draw(`committed ${event.report.table}`);
     },
     done() {
       process.stderr.write("\r\x1b[2K");

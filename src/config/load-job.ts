@@ -1,4 +1,4 @@
-// Loading a job file: YAML -> ${ENV} interpolation -> zod validation -> target engine check ->
+// Loading a job file: YAML -> ${ENV} interpolation -> zod validation (job-schema.ts) ->
 // paths resolved against the job file's folder. Every problem found is reported at once, each
 // with its YAML path and line (`job.yaml:14:5: streams.orders.dedup_keys: required when mode
 // is upsert`), in one ConfigError.
@@ -6,18 +6,19 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
+import type { KafkaSecurity, KafkaTls } from "../kafka/security.ts";
 import { ConfigError, type ConfigIssue, type ConfigPath } from "./config-error.ts";
+import type { CatalogSettings } from "./destination.ts";
 import { interpolateEnv } from "./env-interpolation.ts";
-import type { CatalogSettings, JobConfig, KafkaSecurity, TlsSettings } from "./job-config.ts";
+import type { Job } from "./job.ts";
 import { jobFileSchema } from "./job-schema.ts";
-import { engineConflicts } from "./target-engines.ts";
 
 export interface LoadJobOptions {
   /** Variables for ${...}; default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function loadJob(file: string, options: LoadJobOptions = {}): Promise<JobConfig> {
+export async function loadJob(file: string, options: LoadJobOptions = {}): Promise<Job> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -28,7 +29,7 @@ export async function loadJob(file: string, options: LoadJobOptions = {}): Promi
 }
 
 /** Parses job file text; `file` names it in messages, and relative paths are resolved against its folder. */
-export function parseJob(text: string, file: string, options: LoadJobOptions = {}): JobConfig {
+export function parseJob(text: string, file: string, options: LoadJobOptions = {}): Job {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -54,21 +55,7 @@ export function parseJob(text: string, file: string, options: LoadJobOptions = {
 
   const parsed = jobFileSchema.safeParse(interpolated.value, { reportInput: true });
   if (!parsed.success) throw new ConfigError(file, located(parsed.error.issues.flatMap((i) => describeIssue(i, []))));
-  const job = parsed.data;
-
-  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
-  // default_stream only applies to topics a pattern selects.
-  if (job.kafka.topicPattern !== undefined && job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
-  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
-  if (conflicts.length > 0) {
-    throw new ConfigError(
-      file,
-      located(
-        conflicts.map((c) => ({ path: ["destination", "iceberg", "target_engines", c.index], message: c.message })),
-      ),
-    );
-  }
-  return withResolvedPaths(job, dirname(file));
+  return withResolvedPaths(parsed.data, dirname(file));
 }
 
 type ZodIssue = z.core.$ZodIssue;
@@ -133,7 +120,7 @@ function jsonTypeOf(value: unknown, withoutValue = false): string {
   return withoutValue ? `a ${typeof value}` : `${typeof value} ${show(value)}`;
 }
 
-/** The keys whose values job-schema.ts wraps in Secret. */
+/** The keys whose values the job schema wraps in Secret. */
 const SECRET_KEYS: ReadonlySet<string> = new Set(["password", "token", "client_secret"]);
 
 function isSecret(path: ConfigPath): boolean {
@@ -177,9 +164,9 @@ function locate(root: unknown, lines: LineCounter, path: ConfigPath): { line?: n
 }
 
 /** Relative paths in the job file are relative to its folder, wherever floe runs from. */
-function withResolvedPaths(job: JobConfig, folder: string): JobConfig {
+function withResolvedPaths(job: Job, folder: string): Job {
   const path = (p: string) => (isAbsolute(p) ? p : resolve(folder, p));
-  const tls = (t: TlsSettings): TlsSettings => ({
+  const tls = (t: KafkaTls): KafkaTls => ({
     ...t,
     ca: t.ca === undefined ? undefined : path(t.ca),
     clientCertificate: t.clientCertificate && {
@@ -187,11 +174,11 @@ function withResolvedPaths(job: JobConfig, folder: string): JobConfig {
       key: path(t.clientCertificate.key),
     },
   });
-  const security: KafkaSecurity =
-    "tls" in job.kafka.security ? { ...job.kafka.security, tls: tls(job.kafka.security.tls) } : job.kafka.security;
+  const given = job.source.security;
+  const security: KafkaSecurity = "tls" in given && given.tls ? { ...given, tls: tls(given.tls) } : given;
   const catalog: CatalogSettings =
-    job.iceberg.catalog.type === "sql" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(job.iceberg.catalog.warehouse)
-      ? { type: "sql", warehouse: path(job.iceberg.catalog.warehouse) }
-      : job.iceberg.catalog;
-  return { ...job, kafka: { ...job.kafka, security }, iceberg: { ...job.iceberg, catalog } };
+    job.destination.catalog.type === "sql" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(job.destination.catalog.warehouse)
+      ? { type: "sql", warehouse: path(job.destination.catalog.warehouse) }
+      : job.destination.catalog;
+  return { ...job, source: { ...job.source, security }, destination: { ...job.destination, catalog } };
 }

@@ -2,7 +2,6 @@
 // config goes (console.log, util.inspect, JSON.stringify, template strings): only an explicit
 // reveal() gives the value, at the one place that hands it to a client.
 import { inspect } from "node:util";
-import type { JobConfig } from "./job-config.ts";
 
 export const REDACTED = "***";
 
@@ -30,20 +29,18 @@ export class Secret {
   }
 }
 
-/**
- * The job as plain JSON-ready data, secrets replaced by `***`: what `floe check` prints and what
- * run history stores. Maps become objects.
- */
-export function redactJob(job: JobConfig): unknown {
-  return redact(job);
-}
+/** The fields of the libraries' credential types that hold a secret. */
+type SecretField = "token" | "clientSecret" | "password";
 
-function redact(value: unknown): unknown {
-  if (value instanceof Secret) return REDACTED;
-  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, redact(v)]));
-  if (Array.isArray(value)) return value.map(redact);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v)]));
-  }
-  return value;
+/**
+ * A library's credential type as the job keeps it: the same fields, each secret one a Secret
+ * until sync/ hands the credential to the client (`{token: string}` -> `{token: Secret}`).
+ */
+export type Sealed<T> = T extends unknown ? { readonly [K in keyof T]: K extends SecretField ? Secret : T[K] } : never;
+
+/** The credential with its Secrets revealed, for the client that sends it. */
+export function unseal<T>(credential: Sealed<T>): T {
+  return Object.fromEntries(
+    Object.entries(credential as object).map(([key, value]) => [key, value instanceof Secret ? value.reveal() : value]),
+  ) as T;
 }

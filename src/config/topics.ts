@@ -2,7 +2,7 @@
 // match the whole topic name; without one, the job syncs exactly the topics under `streams`.
 // Internal topics (`__consumer_offsets`, `__transaction_state`, any `__*`, the schema
 // registry's `_schemas`) are never synced, whatever the pattern says.
-import type { JobConfig, StreamSettings } from "./job-config.ts";
+import type { Job, StreamSettings } from "./job.ts";
 
 export interface SelectedTopic {
   readonly topic: string;
@@ -42,6 +42,33 @@ export function isInternalTopic(topic: string): boolean {
   return topic.startsWith("__") || topic === "_schemas";
 }
 
+/** A topic that would write a table another topic writes. */
+export interface SharedTable {
+  readonly topic: string;
+  readonly table: string;
+  /** The earlier topic that writes it. */
+  readonly other: string;
+}
+
+/**
+ * The topics, in the order given, that would write a table an earlier one writes. A topic's
+ * table and its dead-letter table are both taken: `orders__dlq` cannot be a topic's table beside
+ * `orders`. The job file's streams are checked against it when the job loads; the topics a
+ * pattern selects when a sync lists them.
+ */
+export function sharedTables(targets: readonly { topic: string; table: string }[]): SharedTable[] {
+  const owners = new Map<string, string>();
+  const shared: SharedTable[] = [];
+  for (const { topic, table } of targets) {
+    for (const name of [table, deadLetterTableName(table)]) {
+      const other = owners.get(name);
+      if (other !== undefined) shared.push({ topic, table: name, other });
+      owners.set(name, topic);
+    }
+  }
+  return shared;
+}
+
 /** topic_pattern as a full-match regular expression (the loader has checked that it compiles). */
 export function topicMatcher(pattern: string): RegExp {
   return new RegExp(`^(?:${pattern})$`);
@@ -52,8 +79,8 @@ export function topicMatcher(pattern: string): RegExp {
  * reason for the log. Fails when nothing is selected (listing the topics seen) and when two
  * selected topics would land in one table.
  */
-export function selectTopics(job: JobConfig, topicsSeen: readonly string[]): TopicSelection {
-  const { topicPattern } = job.kafka;
+export function selectTopics(job: Job, topicsSeen: readonly string[]): TopicSelection {
+  const { topicPattern } = job;
   const matcher = topicPattern === undefined ? undefined : topicMatcher(topicPattern);
   const selected: SelectedTopic[] = [];
   const skipped: SkippedTopic[] = [];
@@ -75,18 +102,11 @@ export function selectTopics(job: JobConfig, topicsSeen: readonly string[]): Top
         (seen.length === 0 ? "" : `: ${seen.join(", ")}`),
     );
   }
-  // A topic's table and its dead-letter table are both taken: `orders__dlq` cannot be a topic's table beside `orders`.
-  const owners = new Map<string, string>();
-  for (const { topic, table } of selected) {
-    for (const name of [table, deadLetterTableName(table)]) {
-      const other = owners.get(name);
-      if (other !== undefined) {
-        throw new TopicSelectionError(
-          `topics ${other} and ${topic} would both write table ${name}; set table: for one of them under streams`,
-        );
-      }
-      owners.set(name, topic);
-    }
+  const [shared] = sharedTables(selected);
+  if (shared) {
+    throw new TopicSelectionError(
+      `topics ${shared.other} and ${shared.topic} would both write table ${shared.table}; set table: for one of them under streams`,
+    );
   }
   return { selected, skipped };
 }

@@ -1,7 +1,8 @@
-// How floe reaches a Kafka cluster: the connection settings of a job mapped onto the options of
-// @platformatic/kafka, one handle that owns the admin client, and connection failures turned into
-// one error that names the bootstrap servers and says what to check. No message ever contains the
-// password: errors are built from the settings minus the secret, and library text is scrubbed.
+// How floe reaches a Kafka cluster: its connection options (bootstrap servers, security.ts,
+// timeouts) mapped onto the options of @platformatic/kafka, one handle that owns the admin
+// client, and connection failures turned into one error that names the bootstrap servers and
+// says what to check. No message ever contains the password: errors are built from the settings
+// minus the secret, and library text is scrubbed.
 //
 // Every connect and every request is bounded (connectTimeoutMs, requestTimeoutMs). The library
 // retries a timed-out request, and nests those retries (each metadata attempt retries its
@@ -14,50 +15,22 @@ import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { inspect } from "node:util";
 import { Admin, type BaseOptions, Consumer, TimeoutError } from "@platformatic/kafka";
 import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
-import { describeCause, KafkaError, walk } from "./errors.ts";
-
-export type SecurityProtocol = "PLAINTEXT" | "SASL_PLAINTEXT" | "SASL_SSL" | "SSL";
-export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
-
-/** A secret that prints as *** and gives its value on demand, like the job config's Secret. */
-export interface Revealable {
-  reveal(): string;
-}
-
-export interface KafkaSasl {
-  mechanism: SaslMechanism;
-  username: string;
-  /** The password, or a Revealable holding it, so that the settings never print it. */
-  password: string | Revealable;
-}
+import { describeCause, KafkaConfigError, KafkaConnectionError, KafkaError, walk } from "./errors.ts";
+import type { KafkaSecurity, KafkaTls } from "./security.ts";
 
 /**
- * TLS material. `ca`, `cert` and `key` are each either PEM text (starts with "-----BEGIN") or
- * the path of a PEM file: paths suit job files, PEM text suits secrets injected through `${ENV}`.
+ * How to reach a cluster. The job file's rules (host:port servers, credentials the protocol
+ * uses) are checked where the job file is validated; these options take them as given.
  */
-export interface KafkaTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
-  /** Accept any broker certificate and host name. For test clusters only. */
-  insecureSkipVerify?: boolean;
-}
-
-export interface KafkaSecurity {
-  protocol: SecurityProtocol;
-  sasl?: KafkaSasl;
-  tls?: KafkaTls;
-}
-
-export interface KafkaConnectionConfig {
+export interface KafkaConnectionOptions {
   /** host:port of one or more brokers; the others are discovered from the cluster metadata. */
-  bootstrapServers: string[];
-  clientId?: string;
-  security: KafkaSecurity;
+  readonly bootstrapServers: readonly string[];
+  readonly clientId?: string;
+  readonly security: KafkaSecurity;
   /** Connecting to a broker, TCP, TLS and SASL handshakes included. Default 30 s. */
-  connectTimeoutMs?: number;
+  readonly connectTimeoutMs?: number;
   /** Waiting for a broker's answer to one request. Default 30 s. */
-  requestTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
 }
 
 const defaultClientId = "floe";
@@ -66,59 +39,39 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** The library's own delay between attempts, kept for the retries that are not timeouts. */
 const RETRY_DELAY_MS = 1000;
 
-/** The settings are inconsistent (e.g. SASL_SSL without credentials); raised before any connection. */
-export class KafkaConfigError extends KafkaError {
-  override name = "KafkaConfigError";
-}
-
-/** No broker could be reached, or it refused our TLS or SASL handshake. */
-export class KafkaConnectionError extends KafkaError {
-  override name = "KafkaConnectionError";
-  readonly bootstrapServers: readonly string[];
-  /** What to check, in words a user can act on. */
-  readonly hint: string;
-
-  constructor(bootstrapServers: readonly string[], summary: string, hint: string, options?: ErrorOptions) {
-    super(`${summary}. ${hint}`, options);
-    this.bootstrapServers = bootstrapServers;
-    this.hint = hint;
-  }
-}
-
 /**
  * The options of an @platformatic/kafka client (Admin, Consumer, Producer) for these settings.
- * Throws KafkaConfigError when the settings contradict each other or a PEM file cannot be read.
+ * Throws KafkaConfigError when a PEM file cannot be read.
  */
-export function clientOptions(config: KafkaConnectionConfig): BaseOptions {
-  validate(config);
-  const { protocol, sasl, tls } = config.security;
+export function clientOptions(config: KafkaConnectionOptions): BaseOptions {
+  const security = config.security;
   const options: BaseOptions = {
     clientId: config.clientId ?? defaultClientId,
     bootstrapBrokers: [...config.bootstrapServers],
     connectTimeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     requestTimeout: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   };
-  if (protocol === "SSL" || protocol === "SASL_SSL") {
-    options.tls = tlsOptions(tls ?? {});
+  if (security.protocol === "SSL" || security.protocol === "SASL_SSL") {
+    options.tls = tlsOptions(security.tls ?? {});
     // Node sends no SNI unless asked, and brokers behind a shared endpoint (most managed Kafka)
     // route by SNI. `true` sends each broker's own host name; Node refuses an IP as SNI, so a
     // cluster addressed by IP goes without.
     if (!config.bootstrapServers.every((server) => isIP(hostOf(server)) !== 0)) options.tlsServerName = true;
   }
-  if (protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL") {
-    const { mechanism, username, password } = sasl!;
+  if ("sasl" in security) {
+    const { mechanism, username, password } = security.sasl;
     // A provider rather than the string: the library's options then hold no password to print.
-    options.sasl = { mechanism, username, password: () => reveal(password) };
+    options.sasl = { mechanism, username, password: () => password.reveal() };
   }
   return options;
 }
 
 /** "127.0.0.1:9092 over SASL_SSL (SCRAM-SHA-512 as 'floe')": the settings as a user may see them, never the password. */
-export function describeConnection(config: KafkaConnectionConfig): string {
-  const { protocol, sasl } = config.security;
+export function describeConnection(config: KafkaConnectionOptions): string {
+  const security = config.security;
   const servers = config.bootstrapServers.join(", ") || "(no bootstrap server)";
-  const who = sasl && protocol.startsWith("SASL") ? ` (${sasl.mechanism} as '${sasl.username}')` : "";
-  return `${servers} over ${protocol}${who}`;
+  const who = "sasl" in security ? ` (${security.sasl.mechanism} as '${security.sasl.username}')` : "";
+  return `${servers} over ${security.protocol}${who}`;
 }
 
 /**
@@ -127,7 +80,7 @@ export function describeConnection(config: KafkaConnectionConfig): string {
  * connections and fetch session). Close it when done.
  */
 export class KafkaCluster {
-  readonly config: KafkaConnectionConfig;
+  readonly config: KafkaConnectionOptions;
   readonly description: string;
   readonly #options: BaseOptions;
   readonly #admin: Admin;
@@ -136,7 +89,7 @@ export class KafkaCluster {
   /** host:port of the brokers that accepted a connection (and the SASL handshake): a timeout after that is the server not answering. */
   readonly #connected = new Set<string>();
 
-  private constructor(config: KafkaConnectionConfig) {
+  private constructor(config: KafkaConnectionOptions) {
     useContiguousResponseBuffers();
     this.#options = clientOptions(config);
     this.config = config;
@@ -156,7 +109,7 @@ export class KafkaCluster {
   }
 
   /** Connects and fetches the cluster metadata once, so that a wrong address or credential fails here, clearly. */
-  static async connect(config: KafkaConnectionConfig): Promise<KafkaCluster> {
+  static async connect(config: KafkaConnectionOptions): Promise<KafkaCluster> {
     const cluster = new KafkaCluster(config);
     try {
       // No topic asked: the brokers and the cluster id only, however many topics there are.
@@ -253,8 +206,8 @@ export class KafkaCluster {
 
   /** Removes the password from text that came from elsewhere (library messages), should it ever appear. */
   scrub(text: string): string {
-    const sasl = this.config.security.sasl;
-    const password = sasl ? reveal(sasl.password) : "";
+    const security = this.config.security;
+    const password = "sasl" in security ? security.sasl.password.reveal() : "";
     return password ? text.replaceAll(password, "***") : text;
   }
 
@@ -268,58 +221,19 @@ export class KafkaCluster {
   }
 }
 
-function validate(config: KafkaConnectionConfig): void {
-  const { protocol, sasl, tls } = config.security;
-  if (config.bootstrapServers.length === 0) throw new KafkaConfigError("bootstrap_servers lists no server");
-  for (const server of config.bootstrapServers) {
-    if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(server)) {
-      throw new KafkaConfigError(
-        `bootstrap server '${server}' is not host:port (an IPv6 host goes in brackets: [::1]:9092)`,
-      );
-    }
-  }
-  const usesSasl = protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL";
-  const usesTls = protocol === "SSL" || protocol === "SASL_SSL";
-  if (usesSasl && !sasl) {
-    throw new KafkaConfigError(`security.protocol ${protocol} needs security.sasl (mechanism, username, password)`);
-  }
-  // Credentials or certificates that the protocol would silently ignore are a mistake worth stopping for.
-  if (!usesSasl && sasl) {
-    throw new KafkaConfigError(
-      `security.sasl is set but security.protocol ${protocol} does not use SASL: use SASL_PLAINTEXT or SASL_SSL`,
-    );
-  }
-  if (!usesTls && tls) {
-    throw new KafkaConfigError(
-      `security.tls is set but security.protocol ${protocol} does not use TLS: use SSL or SASL_SSL`,
-    );
-  }
-  if (sasl && !["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"].includes(sasl.mechanism)) {
-    throw new KafkaConfigError(`sasl.mechanism '${sasl.mechanism}' is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512`);
-  }
-  if (sasl && (!sasl.username || !reveal(sasl.password))) {
-    throw new KafkaConfigError(`security.sasl needs a username and a password for ${sasl.mechanism}`);
-  }
-  if (tls && Boolean(tls.cert) !== Boolean(tls.key)) {
-    throw new KafkaConfigError("security.tls needs both cert and key for a client certificate, or neither");
-  }
-}
-
 /** A connect or a request of the library that timed out, anywhere in the error tree. */
 function isTimeout(error: unknown): boolean {
   for (const e of walk(error)) if (e instanceof TimeoutError) return true;
   return false;
 }
 
-function reveal(password: string | Revealable): string {
-  return typeof password === "string" ? password : password.reveal();
-}
-
 function tlsOptions(tls: KafkaTls): TlsOptions {
   const options: TlsOptions = {};
   if (tls.ca) options.ca = pem("ca", tls.ca);
-  if (tls.cert) options.cert = pem("cert", tls.cert);
-  if (tls.key) options.key = pem("key", tls.key);
+  if (tls.clientCertificate) {
+    options.cert = pem("cert", tls.clientCertificate.cert);
+    options.key = pem("key", tls.clientCertificate.key);
+  }
   if (tls.insecureSkipVerify) {
     options.rejectUnauthorized = false;
     options.checkServerIdentity = () => undefined;
@@ -359,8 +273,9 @@ const certificateCodes = new Set([
 ]);
 
 /** Says what went wrong and what to check, when the error is a failure to connect or to authenticate. */
-function diagnose(config: KafkaConnectionConfig, error: unknown): Diagnosis | undefined {
-  const { protocol, sasl } = config.security;
+function diagnose(config: KafkaConnectionOptions, error: unknown): Diagnosis | undefined {
+  const { protocol } = config.security;
+  const sasl = "sasl" in config.security ? config.security.sasl : undefined;
   const servers = config.bootstrapServers.join(", ");
   let network = false;
   for (const e of walk(error)) {

@@ -10,6 +10,25 @@ export class KafkaError extends Error {
   override name = "KafkaError";
 }
 
+/** A TLS file named by the settings cannot be read; raised before any connection. */
+export class KafkaConfigError extends KafkaError {
+  override name = "KafkaConfigError";
+}
+
+/** No broker could be reached, or it refused our TLS or SASL handshake. */
+export class KafkaConnectionError extends KafkaError {
+  override name = "KafkaConnectionError";
+  readonly bootstrapServers: readonly string[];
+  /** What to check, in words a user can act on. */
+  readonly hint: string;
+
+  constructor(bootstrapServers: readonly string[], summary: string, hint: string, options?: ErrorOptions) {
+    super(`${summary}. ${hint}`, options);
+    this.bootstrapServers = bootstrapServers;
+    this.hint = hint;
+  }
+}
+
 /**
  * A Kafka protocol error code as the library reports it (`apiId`, e.g. "OFFSET_OUT_OF_RANGE"),
  * searched through the whole error tree; undefined when the failure is not a broker answer.

@@ -111,10 +111,7 @@ export class OffsetsAheadError extends KafkaError {
   }
 }
 
-export interface PartitionOffsets {
-  logStartOffset: bigint;
-  highWatermark: bigint;
-  lastStableOffset: bigint;
+export interface PartitionOffsets extends PartitionWatermarks {
   groupOffset: bigint | null;
   tableOffset: bigint | null;
 }
@@ -141,42 +138,85 @@ export function planPartition(
   return { plan: { ...base, startOffset: resumeOffset, stopOffset: max(resumeOffset, lastStableOffset) } };
 }
 
+/** Where a partition's log starts and ends now. */
+export interface PartitionWatermarks {
+  logStartOffset: bigint;
+  highWatermark: bigint;
+  lastStableOffset: bigint;
+}
+
+/** Topic -> partition -> its watermarks. */
+export type TopicPartitionWatermarks = Map<string, Map<number, PartitionWatermarks>>;
+
+export interface OffsetPlanInput {
+  topics: readonly TopicPartitions[];
+  consumerGroup: string;
+  /** Offsets recorded in the tables' snapshot summaries: they win over the group's. */
+  tableOffsets?: TopicPartitionOffsets;
+  /** Topics deleted and re-created since their offsets were committed: read from the log start, whatever the group says. */
+  recreatedTopics?: ReadonlySet<string>;
+}
+
 /**
  * Lists the log start offset, high watermark and last stable offset of every partition of the
  * topics, and the group's committed offsets (read without joining the group), and plans each
- * partition. `tableOffsets` (from the table's snapshot summary) win over the group's; a topic of
- * `recreatedTopics` has neither.
+ * partition (offsetPlan).
  */
-export async function planOffsets(
+export async function planOffsets(cluster: KafkaCluster, input: OffsetPlanInput): Promise<OffsetPlan> {
+  if (input.topics.length === 0) return offsetPlan({ ...input, watermarks: new Map(), groupOffsets: new Map() });
+  const [watermarks, groupOffsets] = await Promise.all([
+    listWatermarks(cluster, input.topics),
+    readGroupOffsets(cluster, input.consumerGroup, input.topics),
+  ]);
+  return offsetPlan({ ...input, watermarks, groupOffsets });
+}
+
+/** The log start offset, high watermark and last stable offset of every partition of the topics. */
+export async function listWatermarks(
   cluster: KafkaCluster,
-  input: {
-    topics: readonly TopicPartitions[];
-    consumerGroup: string;
-    tableOffsets?: TopicPartitionOffsets;
-    /** Topics deleted and re-created since their offsets were committed: read from the log start, whatever the group says. */
-    recreatedTopics?: ReadonlySet<string>;
-  },
-): Promise<OffsetPlan> {
-  const { topics, consumerGroup } = input;
-  const tableOffsets = input.tableOffsets ?? new Map();
-  const recreated = input.recreatedTopics ?? new Set<string>();
-  if (topics.length === 0) return { consumerGroup, partitions: [], lost: [], ahead: [], offsetsToRead: 0n };
-  const [logStart, highWatermark, lastStable, group] = await Promise.all([
+  topics: readonly TopicPartitions[],
+): Promise<TopicPartitionWatermarks> {
+  const watermarks: TopicPartitionWatermarks = new Map();
+  if (topics.length === 0) return watermarks;
+  const [logStart, highWatermark, lastStable] = await Promise.all([
     listOffsets(cluster, topics, -2n, 0),
     listOffsets(cluster, topics, -1n, 0),
     listOffsets(cluster, topics, -1n, 1),
-    readGroupOffsets(cluster, consumerGroup, topics),
   ]);
+  for (const { topic, partitions } of topics) {
+    const byPartition = new Map<number, PartitionWatermarks>();
+    for (let partition = 0; partition < partitions; partition++) {
+      byPartition.set(partition, {
+        logStartOffset: required(logStart, topic, partition, "log start offset"),
+        highWatermark: required(highWatermark, topic, partition, "high watermark"),
+        lastStableOffset: required(lastStable, topic, partition, "last stable offset"),
+      });
+    }
+    watermarks.set(topic, byPartition);
+  }
+  return watermarks;
+}
+
+/**
+ * The plan of every partition of the topics from their watermarks and the group's committed
+ * offsets; pure. `tableOffsets` win over the group's; a topic of `recreatedTopics` has neither.
+ */
+export function offsetPlan(
+  input: OffsetPlanInput & { watermarks: TopicPartitionWatermarks; groupOffsets: TopicPartitionOffsets },
+): OffsetPlan {
+  const { topics, consumerGroup, watermarks, groupOffsets } = input;
+  const tableOffsets = input.tableOffsets ?? new Map();
+  const recreated = input.recreatedTopics ?? new Set<string>();
   const plan: OffsetPlan = { consumerGroup, partitions: [], lost: [], ahead: [], offsetsToRead: 0n };
   for (const { topic, partitions } of [...topics].sort((a, b) =>
     a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0,
   )) {
     for (let partition = 0; partition < partitions; partition++) {
+      const listed = watermarks.get(topic)?.get(partition);
+      if (listed === undefined) throw new KafkaError(`no watermarks listed for ${topic} partition ${partition}`);
       const offsets: PartitionOffsets = {
-        logStartOffset: required(logStart, topic, partition, "log start offset"),
-        highWatermark: required(highWatermark, topic, partition, "high watermark"),
-        lastStableOffset: required(lastStable, topic, partition, "last stable offset"),
-        groupOffset: recreated.has(topic) ? null : (group.get(topic)?.get(partition) ?? null),
+        ...listed,
+        groupOffset: recreated.has(topic) ? null : (groupOffsets.get(topic)?.get(partition) ?? null),
         tableOffset: recreated.has(topic) ? null : (tableOffsets.get(topic)?.get(partition) ?? null),
       };
       const { plan: partitionPlan, lost, ahead } = planPartition(topic, partition, offsets);

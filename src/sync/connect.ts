@@ -1,72 +1,96 @@
-// From the job file's settings to the Kafka cluster and the Iceberg catalog they name. The job
-// keeps secrets wrapped (config/secret.ts); they are revealed here, at the last moment, and
-// only to the client that sends them.
-import type { CatalogSettings, KafkaSource } from "../config/job-config.ts";
+// The one mapping from a job onto the option types of kafka/ and iceberg/: its source becomes
+// the Kafka connection options, its destination the catalog config; and the connections a sync
+// takes, opened from them. The job keeps secrets wrapped (config/secret.ts): Kafka's password
+// stays a Secret that the client reveals when it authenticates; the catalog's credentials are
+// revealed here, for the client that sends them.
+import type { Destination } from "../config/destination.ts";
+import type { Job } from "../config/job.ts";
+import { unseal } from "../config/secret.ts";
+import type { Source } from "../config/source.ts";
 import type { StorageSettings } from "../config/storage.ts";
-import type { CatalogConfig } from "../iceberg/catalog/load-catalog.ts";
+import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import { type CatalogConfig, loadCatalog } from "../iceberg/catalog/load-catalog.ts";
+import type { RestCredential } from "../iceberg/catalog/rest-catalog.ts";
+import type { UnityCredential } from "../iceberg/catalog/unity.ts";
 import type { FileIOFactory } from "../iceberg/io/file-io.ts";
 import { storageFileIO } from "../iceberg/io/storage-file-io.ts";
-import type { KafkaConnectionConfig } from "../kafka/connection.ts";
+import { KafkaCluster, type KafkaConnectionOptions } from "../kafka/connection.ts";
+import { KafkaSource } from "../kafka/kafka-source.ts";
+import type { SyncSource } from "./source.ts";
 
-export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
-  const security = source.security;
+/** How the embedded catalog is named in messages. */
+const SQL_CATALOG_NAME = "floe";
+
+export function kafkaConnectionOptions(source: Source): KafkaConnectionOptions {
   return {
-    bootstrapServers: [...source.bootstrapServers],
+    bootstrapServers: source.bootstrapServers,
+    security: source.security,
     connectTimeoutMs: source.connectTimeoutMs,
     requestTimeoutMs: source.requestTimeoutMs,
-    security: {
-      protocol: security.protocol,
-      ...("sasl" in security ? { sasl: { ...security.sasl } } : {}),
-      ...("tls" in security
-        ? {
-            tls: {
-              ...(security.tls.ca === undefined ? {} : { ca: security.tls.ca }),
-              ...(security.tls.clientCertificate ?? {}),
-              insecureSkipVerify: security.tls.insecureSkipVerify,
-            },
-          }
-        : {}),
-    },
   };
 }
 
-export function catalogConfig(settings: CatalogSettings): CatalogConfig {
+export function catalogConfig(destination: Destination): CatalogConfig {
+  const settings = destination.catalog;
   switch (settings.type) {
     case "sql":
-      return { type: "sql", name: "floe", warehouse: settings.warehouse };
-    case "rest": {
-      const credential = settings.credential;
+      return { type: "sql", name: SQL_CATALOG_NAME, warehouse: settings.warehouse };
+    case "rest":
       return {
         type: "rest",
         uri: settings.uri,
         requestTimeoutMs: settings.requestTimeoutMs,
         ...(settings.warehouse === undefined ? {} : { warehouse: settings.warehouse }),
-        ...(credential === undefined
-          ? {}
-          : "token" in credential
-            ? { credential: { token: credential.token.reveal() } }
-            : {
-                credential: {
-                  clientId: credential.clientId,
-                  clientSecret: credential.clientSecret.reveal(),
-                  ...(credential.scope === undefined ? {} : { scope: credential.scope }),
-                  ...(credential.oauth2ServerUri === undefined ? {} : { oauth2ServerUri: credential.oauth2ServerUri }),
-                },
-              }),
+        ...(settings.credential === undefined ? {} : { credential: unseal<RestCredential>(settings.credential) }),
       };
-    }
-    case "unity": {
-      const credential = settings.credential;
+    case "unity":
       return {
         type: "unity",
         workspaceUrl: settings.workspaceUrl,
         catalog: settings.catalog,
         requestTimeoutMs: settings.requestTimeoutMs,
-        ...("token" in credential
-          ? { token: credential.token.reveal() }
-          : { clientId: credential.clientId, clientSecret: credential.clientSecret.reveal() }),
+        credential: unseal<UnityCredential>(settings.credential),
       };
-    }
+  }
+}
+
+/** A job's cluster and catalog, connected; close them when done. */
+export interface JobConnections {
+  readonly source: KafkaSource;
+  readonly catalog: Catalog;
+  close(): Promise<void>;
+}
+
+/** Connects to the job's cluster, then to its catalog, so that a wrong address or credential fails here. */
+export async function openConnections(job: Job): Promise<JobConnections> {
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
+  let catalog: Catalog;
+  try {
+    catalog = await loadCatalog(catalogConfig(job.destination), { fileIO: tableFileIO(job.destination.storage) });
+  } catch (error) {
+    await cluster.close().catch(() => {});
+    throw error;
+  }
+  return {
+    source: new KafkaSource(cluster) satisfies SyncSource,
+    catalog,
+    async close() {
+      try {
+        await catalog.close();
+      } finally {
+        await cluster.close();
+      }
+    },
+  };
+}
+
+/** Runs `work` with the job's connections, and closes them however it ends. */
+export async function withConnections<T>(job: Job, work: (connections: JobConnections) => Promise<T>): Promise<T> {
+  const connections = await openConnections(job);
+  try {
+    return await work(connections);
+  } finally {
+    await connections.close();
   }
 }
 

@@ -8,16 +8,14 @@
 // deleted topic's messages), and the plan names it with both ids. Its table keeps the rows it
 // has: an append table then holds both topics' messages, an upsert table the latest row per key
 // over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
-import type { JobConfig } from "../config/job-config.ts";
-import { engineConflicts } from "../config/target-engines.ts";
+import type { Job } from "../config/job.ts";
 import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../kafka/connection.ts";
-import { listTopicPartitions, listTopics } from "../kafka/discover.ts";
-import { type OffsetPlan, planOffsets } from "../kafka/plan.ts";
+import { type OffsetPlan, offsetPlan } from "../kafka/plan.ts";
 import { committedPosition, replacedTopicId, type TopicIds } from "./snapshot-offsets.ts";
+import type { SyncSource } from "./source.ts";
 
 /** A selected topic with its table and dead-letter table, each undefined until first written. */
 export interface StreamTargets {
@@ -44,25 +42,10 @@ export interface SyncPlan {
   recreated: RecreatedTopic[];
 }
 
-export class EngineConflictError extends Error {
-  override name = "EngineConflictError";
-}
-
-/** Fails before any connection when a target engine cannot read what an upsert stream writes. */
-export function checkTargetEngines(job: JobConfig): void {
-  const upsertStreams = [...job.streams].filter(([, s]) => s.mode === "upsert").map(([topic]) => topic);
-  if (job.defaultStream.mode === "upsert") upsertStreams.push("default_stream");
-  const conflicts = engineConflicts(job.iceberg.targetEngines, upsertStreams);
-  if (conflicts.length > 0) throw new EngineConflictError(conflicts.map((c) => c.message).join("\n"));
-}
-
-export async function planSync(job: JobConfig, cluster: KafkaCluster, catalog: Catalog): Promise<SyncPlan> {
-  const { selected, skipped } = selectTopics(job, await listTopics(cluster));
+export async function planSync(job: Job, source: SyncSource, catalog: Catalog): Promise<SyncPlan> {
+  const { selected, skipped } = selectTopics(job, await source.listTopics());
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
-  const topics = await listTopicPartitions(
-    cluster,
-    selected.map((s) => s.topic),
-  );
+  const topics = await source.describeTopics(selected.map((s) => s.topic));
   const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
   const tableOffsets: TopicPartitionOffsets = new Map();
   const recreated: RecreatedTopic[] = [];
@@ -84,19 +67,25 @@ export async function planSync(job: JobConfig, cluster: KafkaCluster, catalog: C
       tableOffsets.set(topic, recorded.position.offsets.get(topic)!);
     }
   }
-  const offsets = await planOffsets(cluster, {
+  const [watermarks, groupOffsets] = await Promise.all([
+    source.listWatermarks(topics),
+    source.readGroupOffsets(job.consumerGroup, topics),
+  ]);
+  const offsets = offsetPlan({
     topics,
-    consumerGroup: job.kafka.consumerGroup,
+    consumerGroup: job.consumerGroup,
+    watermarks,
+    groupOffsets,
     tableOffsets,
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });
   return { targets, skipped, offsets, topicIds, recreated };
 }
 
-async function loadTargets(catalog: Catalog, job: JobConfig, selection: SelectedTopic): Promise<StreamTargets> {
+async function loadTargets(catalog: Catalog, job: Job, selection: SelectedTopic): Promise<StreamTargets> {
   const load = async (name: string) => {
     try {
-      return await Table.load(catalog, { namespace: [job.iceberg.namespace], name });
+      return await Table.load(catalog, { namespace: [job.namespace], name });
     } catch (error) {
       if (error instanceof NoSuchTableError || error instanceof NoSuchNamespaceError) return undefined;
       throw error;

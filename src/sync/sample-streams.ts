@@ -4,9 +4,9 @@
 // would read, or, when there is nothing to read, the last messages in the log.
 import { SchemaSample, type StreamSample } from "../decode/schema-sample.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
-import type { KafkaCluster } from "../kafka/connection.ts";
-import { type PartitionRange, readPartitions } from "../kafka/read.ts";
+import type { PartitionRange } from "../kafka/read.ts";
 import type { SyncPlan } from "./plan-sync.ts";
+import type { SyncSource } from "./source.ts";
 import { streamInference } from "./stream-batch.ts";
 
 export interface SampleOptions {
@@ -18,7 +18,7 @@ export interface SampleOptions {
 
 /** Topic -> what its sample says; every target of the plan has an entry, empty when its topic is. */
 export async function sampleStreams(
-  cluster: KafkaCluster,
+  source: SyncSource,
   plan: SyncPlan,
   options: SampleOptions,
 ): Promise<Map<string, StreamSample>> {
@@ -41,8 +41,7 @@ export async function sampleStreams(
     }
   }
   if (ranges.length > 0) {
-    const result = await readPartitions(
-      cluster,
+    const result = await source.readPartitions(
       ranges,
       (batch) => {
         const sample = samples.get(batch.topic)!;

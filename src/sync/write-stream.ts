@@ -3,7 +3,7 @@
 // dead-letter table first, the topic's own table last, each with
 // the offsets it absorbed in its snapshot summary. Upsert streams retire the previous row of
 // every key with a deletion vector (RowDelta); append streams add every message (FastAppend).
-import type { JobConfig } from "../config/job-config.ts";
+import type { Job } from "../config/job.ts";
 import { deadLetterTableName } from "../config/topics.ts";
 import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
 import { millisToMicros, type OpType } from "../decode/system-columns.ts";
@@ -19,6 +19,7 @@ import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
+import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
@@ -31,7 +32,7 @@ import {
   samePosition,
   type TopicIds,
 } from "./snapshot-offsets.ts";
-import type { StreamBatch } from "./stream-batch.ts";
+import type { RejectReason, StreamBatch } from "./stream-batch.ts";
 
 export interface TableReport {
   topic: string;
@@ -58,7 +59,7 @@ export interface TableReport {
  * later commits of the same sync find them.
  */
 export interface StreamTarget {
-  job: JobConfig;
+  job: Job;
   catalog: Catalog;
   /** The topic's table, once it exists. */
   table: Table | undefined;
@@ -69,9 +70,25 @@ export interface StreamTarget {
   stateDir: string;
   /** The topics' ids as planned: recorded with the offsets, and a change of id restarts a topic's offsets. */
   topicIds: TopicIds;
+  /** Receives the dead-letters and table-committed events of the sync. */
+  emit: (event: SyncEventBody) => void;
 }
 
+/**
+ * Commits one round of a topic's messages: its dead letters, then its rows with the offsets read.
+ * Emits table-committed when the round absorbed messages or committed a snapshot.
+ */
 export async function writeStream(
+  target: StreamTarget,
+  batch: StreamBatch,
+  readOffsets: TopicPartitionOffsets,
+): Promise<TableReport> {
+  const report = await commitRound(target, batch, readOffsets);
+  if (report.messagesRead > 0 || report.snapshotId !== null) target.emit({ type: "table-committed", report });
+  return report;
+}
+
+async function commitRound(
   target: StreamTarget,
   batch: StreamBatch,
   readOffsets: TopicPartitionOffsets,
@@ -81,7 +98,7 @@ export async function writeStream(
   const { selection, counters } = batch;
   const report: TableReport = {
     topic: batch.topic,
-    table: `${job.iceberg.namespace}.${selection.table}`,
+    table: `${job.namespace}.${selection.table}`,
     mode: selection.stream.mode,
     messagesRead: counters.messages,
     bytesRead: counters.bytes,
@@ -205,7 +222,7 @@ export async function writeStream(
 
 async function writeRows(target: StreamTarget, table: Table, builder: ColumnBatchBuilder): Promise<DataFile[]> {
   if (builder.rowCount === 0) return [];
-  return writeDataFiles(table, builder.build(), { targetFileSizeBytes: target.job.iceberg.targetFileSizeBytes });
+  return writeDataFiles(table, builder.build(), { targetFileSizeBytes: target.job.destination.targetFileSizeBytes });
 }
 
 /** Row r of the k-th file holds the message at rowMessages[sum of earlier files' rows + r]. */
@@ -221,7 +238,7 @@ function writtenRows(files: readonly DataFile[], rowMessages: readonly number[])
 
 async function createTable(target: StreamTarget, name: string, schema: Schema): Promise<Table> {
   const { job, catalog } = target;
-  const identifier = { namespace: [job.iceberg.namespace], name };
+  const identifier = { namespace: [job.namespace], name };
   try {
     return new Table(
       catalog,
@@ -230,8 +247,8 @@ async function createTable(target: StreamTarget, name: string, schema: Schema): 
         spec: unpartitioned,
         properties: {
           "floe.job": job.name,
-          "write.parquet.compression-codec": job.iceberg.compression,
-          "write.target-file-size-bytes": String(job.iceberg.targetFileSizeBytes),
+          "write.parquet.compression-codec": job.destination.compression,
+          "write.target-file-size-bytes": String(job.destination.targetFileSizeBytes),
         },
       }),
     );
@@ -271,6 +288,16 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
     read: readOffsets,
     topicIds: target.topicIds,
   };
-  await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+  const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
   target.deadLetterPosition = committedPosition(table.metadata, table.name);
+  const reasons: Partial<Record<RejectReason, number>> = {};
+  for (const m of batch.rejected) reasons[m.reason] = (reasons[m.reason] ?? 0) + 1;
+  target.emit({
+    type: "dead-letters",
+    topic: batch.topic,
+    table: `${target.job.namespace}.${deadLetterTableName(batch.selection.table)}`,
+    count: batch.rejected.length,
+    reasons,
+    snapshotId: snapshot.snapshotId.toString(),
+  });
 }

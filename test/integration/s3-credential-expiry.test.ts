@@ -24,7 +24,7 @@ process.env.FLOE_FAULT_AT = "after-data-files";
 process.env.FLOE_FAULT = "pause";
 process.env.FLOE_FAULT_FILE = pauseFile;
 process.env.AWS_EC2_METADATA_DISABLED = "true";
-const { runSync } = await import("../../src/sync/sync.ts");
+const { syncJob } = await import("../helpers/sync-job.ts");
 
 const run = `${process.pid}_${Date.now()}`;
 const topic = `s3expiry${run}_events`;
@@ -65,7 +65,7 @@ streams:
 `,
     join(dir, "job.yaml"),
   );
-  const syncing = runSync(job, { stateDir: join(dir, "state") });
+  const syncing = syncJob(job, { stateDir: join(dir, "state") });
   await waitUntil(() => existsSync(pauseFile), "the sync to pause after its data files");
   const vendedBefore = proxy.vended.length;
   assert.ok(vendedBefore > 0, "floe was vended credentials");

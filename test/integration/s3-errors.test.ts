@@ -17,7 +17,7 @@ import { parseJob } from "../../src/config/load-job.ts";
 import { s3ClientConfig } from "../../src/iceberg/io/s3-config.ts";
 import { S3FileIO } from "../../src/iceberg/io/s3-file-io.ts";
 import { StorageError } from "../../src/iceberg/io/storage-error.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";
 
@@ -58,7 +58,7 @@ streams:
 `,
     join(dir, `${name}.yaml`),
   );
-  return runSync(job, { stateDir: join(dir, name) });
+  return syncJob(job, { stateDir: join(dir, name) });
 }
 
 async function failure(promise: Promise<unknown>): Promise<StorageError> {

@@ -16,8 +16,9 @@ import { startVendingProxy, type VendingProxy } from "../../dev/services/credent
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../../dev/services/minio.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync, type SyncReport } from "../../src/sync/sync.ts";
+import type { SyncReport } from "../../src/sync/sync.ts";
 import { objectKeys } from "../helpers/s3.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";
 
@@ -91,7 +92,7 @@ function tableReport(report: SyncReport, table: string) {
 
 test("seed walkthrough on MinIO with vended credentials: DuckDB, PyIceberg and Spark read expected.json", async () => {
   await producePhase(1, prefix);
-  const first = await runSync(job(), { stateDir });
+  const first = await syncJob(job(), { stateDir });
   assert.equal(first.status, "complete");
   assert.equal(first.messagesRead, expected.after_phase1.records_read);
   const customers = await readers.rows("duckdb", restS3Table(namespace, "customers"), { columns: ["id"] });
@@ -99,7 +100,7 @@ test("seed walkthrough on MinIO with vended credentials: DuckDB, PyIceberg and S
   await assertOrders(expected.after_phase1.orders);
 
   await producePhase(2, prefix);
-  const second = await runSync(job(), { stateDir });
+  const second = await syncJob(job(), { stateDir });
   const e = expected.after_phase2;
   assert.equal(second.messagesRead, e.records_read);
   const c = tableReport(second, "customers");
@@ -146,6 +147,6 @@ test("seed walkthrough on MinIO with vended credentials: DuckDB, PyIceberg and S
   }
 
   // A third sync with nothing new reads nothing and changes nothing.
-  const third = await runSync(job(), { stateDir });
+  const third = await syncJob(job(), { stateDir });
   assert.equal(third.messagesRead, 0);
 });

@@ -15,7 +15,7 @@ import { NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
   type ModelMessage,
@@ -114,13 +114,13 @@ test(`a sync aborted mid-read commits what it read, reports partial, and the nex
   const abort = new AbortController();
   let planned = 0;
   const fraction = 1 / 6 + random.next() / 2;
-  const first = await runSync(job, {
+  const first = await syncJob(job, {
     stateDir,
     signal: abort.signal,
-    onProgress: (event) => {
+    onEvent: (event) => {
       // Somewhere between a sixth and two thirds of the way: batches in, from several partitions.
-      if (event.kind === "planned") planned = Number(event.messages);
-      else if (event.kind === "read" && event.messages >= planned * fraction) abort.abort();
+      if (event.type === "planned") planned = Number(event.messagesToRead);
+      else if (event.type === "partition-progress" && event.messagesRead >= planned * fraction) abort.abort();
     },
   });
   assert.equal(first.status, "partial");
@@ -147,7 +147,7 @@ test(`a sync aborted mid-read commits what it read, reports partial, and the nex
   assert.equal(first.messagesRead, landed, "every message read landed");
   assert.ok(landed < app.length + kv.length, "the abort stopped the read early");
 
-  const second = await runSync(job, { stateDir });
+  const second = await syncJob(job, { stateDir });
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, app.length + kv.length - landed, "the next sync reads the rest, once");
   for (const t of tableNames) {

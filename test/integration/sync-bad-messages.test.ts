@@ -19,7 +19,7 @@ import { after, before, test } from "node:test";
 import { bootstrapServers, createTopic, produce, type TestMessage } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import type { JobConfig } from "../../src/config/job-config.ts";
+import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { SYSTEM_COLUMNS } from "../../src/decode/system-columns.ts";
 import { type Catalog, NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
@@ -29,9 +29,10 @@ import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-met
 import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets, type TopicPartitionOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { kafkaConnection } from "../../src/sync/connect.ts";
+import { kafkaConnectionOptions } from "../../src/sync/connect.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
-import { runSync, type SyncReport } from "../../src/sync/sync.ts";
+import type { SyncReport } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-bad-"));
@@ -51,7 +52,7 @@ after(async () => {
 function jobFor(
   name: string,
   streams: Record<string, string>,
-): { job: JobConfig; namespace: string; topic: (t: string) => string } {
+): { job: Job; namespace: string; topic: (t: string) => string } {
   const jobName = `bad_${name}_${run}`;
   const topic = (t: string) => `bad${run}_${name}_${t}`;
   const job = parseJob(
@@ -98,8 +99,8 @@ async function snapshotOf(namespace: string, name: string): Promise<bigint | und
   return table ? currentSnapshot(table.metadata)?.snapshotId : "no table";
 }
 
-async function withCluster<T>(job: JobConfig, work: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+async function withCluster<T>(job: Job, work: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   try {
     return await work(cluster);
   } finally {
@@ -107,11 +108,11 @@ async function withCluster<T>(job: JobConfig, work: (cluster: KafkaCluster) => P
   }
 }
 
-const groupOffsets = (job: JobConfig, topic: string, partitions = 1) =>
-  withCluster(job, (cluster) => readGroupOffsets(cluster, job.kafka.consumerGroup, [{ topic, partitions }]));
+const groupOffsets = (job: Job, topic: string, partitions = 1) =>
+  withCluster(job, (cluster) => readGroupOffsets(cluster, job.consumerGroup, [{ topic, partitions }]));
 
 /** What a sync must leave behind when it fails: the tables' snapshots and the group's offsets. */
-async function committedState(job: JobConfig, namespace: string, topic: string, table: string, partitions = 1) {
+async function committedState(job: Job, namespace: string, topic: string, table: string, partitions = 1) {
   return {
     table: await snapshotOf(namespace, table),
     deadLetters: await snapshotOf(namespace, `${table}__dlq`),
@@ -163,7 +164,7 @@ test("every bad-message kind lands in <table>__dlq in the same sync, and the goo
     { key: "u5", value: json({ id: 5, name: "bob" }) },
   ]);
 
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.equal(report.status, "complete");
   assert.equal(report.messagesRead, events.length + 5);
   const e = tableReport(report, namespace, "events");
@@ -241,7 +242,7 @@ test("every bad-message kind lands in <table>__dlq in the same sync, and the goo
   // Nothing new: nothing read, no dead letter twice, and no empty snapshot in any table.
   const tables = ["events", "events__dlq", "users", "users__dlq"];
   const snapshots = await Promise.all(tables.map((name) => snapshotOf(namespace, name)));
-  const again = await runSync(job, { stateDir });
+  const again = await syncJob(job, { stateDir });
   assert.equal(again.messagesRead, 0);
   assert.deepEqual(
     again.tables.map((t) => t.snapshotId),
@@ -276,7 +277,7 @@ for (const mode of ["append", "upsert"] as const) {
       t,
       [1, 2, 3].map((id) => ({ key: `${id}`, value: json({ id, v: "first" }) })),
     );
-    await runSync(job, { stateDir });
+    await syncJob(job, { stateDir });
     const before = (await loadTable(namespace, "items"))!;
     const beforeSnapshot = currentSnapshot(before.metadata)!.snapshotId;
     const beforeOffsets = committedOffsets(before.metadata, "items");
@@ -289,17 +290,17 @@ for (const mode of ["append", "upsert"] as const) {
       { key: "4", value: json({ id: 4, v: "first" }) },
       { key: "y", value: "[]" },
     ]);
-    const second = await runSync(job, { stateDir });
+    const second = await syncJob(job, { stateDir });
     assert.equal(tableReport(second, namespace, "items").deadLetters, 2);
 
     // The crash: the dead letters were committed, the table and the group were not.
     await rollBack((await loadTable(namespace, "items"))!, beforeSnapshot);
     await withCluster(job, (cluster) =>
-      commitGroupOffsets(cluster, job.kafka.consumerGroup, beforeOffsets as TopicPartitionOffsets),
+      commitGroupOffsets(cluster, job.consumerGroup, beforeOffsets as TopicPartitionOffsets),
     );
     assert.deepEqual((await groupOffsets(job, t)).get(t), new Map([[0, 3n]]));
 
-    const replay = await runSync(job, { stateDir });
+    const replay = await syncJob(job, { stateDir });
     const r = tableReport(replay, namespace, "items");
     assert.equal(r.messagesRead, 4, "the replay reads the messages the table had not absorbed");
     assert.equal(r.deadLetters, 0, "they are in the dead-letter table already");
@@ -344,7 +345,7 @@ test("on_error: fail fails the sync at the first bad message, naming topic, part
     { value: json({ n: 1 }), partition: 0 },
     { value: json({ n: 2 }), partition: 1 },
   ]);
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   const state = await committedState(job, namespace, t, "strict", 2);
   assert.equal(typeof state.table, "bigint");
   assert.equal(state.deadLetters, "no table");
@@ -364,7 +365,7 @@ test("on_error: fail fails the sync at the first bad message, naming topic, part
   ]);
   for (let attempt = 0; attempt < 2; attempt++) {
     // It fails again, at the same message, until the producer's mistake is dealt with.
-    await assert.rejects(runSync(job, { stateDir }), (error: Error) => {
+    await assert.rejects(syncJob(job, { stateDir }), (error: Error) => {
       assert.equal(error.name, "BadMessageError");
       assert.match(error.message, new RegExp(`${t} partition 1 offset 2: invalid-utf8`));
       return true;
@@ -380,10 +381,10 @@ test("on_error: fail on an upsert stream: a message without its dedup key fails 
   const t = topic("strictup");
   await createTopic(t);
   await produce(t, [{ value: json({ id: 1 }) }]);
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   const state = await committedState(job, namespace, t, "strictup");
   await produce(t, [{ value: json({ id: 2 }) }, { value: json({ other: 3 }) }]);
-  await assert.rejects(runSync(job, { stateDir }), new RegExp(`${t} partition 0 offset 2: missing-dedup-key`));
+  await assert.rejects(syncJob(job, { stateDir }), new RegExp(`${t} partition 0 offset 2: missing-dedup-key`));
   assert.deepEqual(await committedState(job, namespace, t, "strictup"), state);
   assert.deepEqual(await readers.rows("duckdb", restTable(namespace, "strictup"), { columns: ["id"] }), [{ id: 1n }]);
 });
@@ -399,7 +400,7 @@ test("on_error: skip counts the bad messages, writes no dead letter, and lands t
     { value: confluentFramed },
     { value: json({ id: 2 }) },
   ]);
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   const r = tableReport(report, namespace, "lax");
   assert.deepEqual([r.messagesRead, r.recordsAdded, r.deadLetters, r.skipped], [5, 2, 0, 3]);
   assert.equal(await snapshotOf(namespace, "lax__dlq"), "no table");
@@ -411,7 +412,7 @@ test("on_error: skip counts the bad messages, writes no dead letter, and lands t
 
   // Only bad messages: no row, but the table still records that it is past them.
   await produce(t, [{ value: "still nope" }, { value: json({ id: null }) }]);
-  const second = tableReport(await runSync(job, { stateDir }), namespace, "lax");
+  const second = tableReport(await syncJob(job, { stateDir }), namespace, "lax");
   assert.deepEqual([second.messagesRead, second.recordsAdded, second.skipped], [2, 0, 2]);
   const table = (await loadTable(namespace, "lax"))!;
   assert.deepEqual(committedOffsets(table.metadata, "lax").get(t), new Map([[0, 7n]]));
@@ -422,7 +423,7 @@ test("in the first sync, a value that does not fit the column its batch gives th
   const t = topic("prices");
   await createTopic(t);
   await produce(t, [{ value: json({ id: 1, amount: 5 }) }, { value: json({ id: 2, amount: "lots" }) }]);
-  const report = tableReport(await runSync(job, { stateDir }), namespace, "prices");
+  const report = tableReport(await syncJob(job, { stateDir }), namespace, "prices");
   assert.deepEqual([report.recordsAdded, report.deadLetters], [1, 1]);
   assert.deepEqual(await readers.rows("duckdb", restTable(namespace, "prices"), { columns: ["id", "amount"] }), [
     { id: 1n, amount: 5n },
@@ -447,13 +448,13 @@ test("a value that does not fit the table's column is a dead letter in a later s
   const t = topic("prices");
   await createTopic(t);
   await produce(t, [{ value: json({ id: 1, amount: 5 }) }]);
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   await produce(t, [
     { value: json({ id: 2, amount: 7 }) },
     { value: "garbage" },
     { value: json({ id: 3, amount: "12 euros" }) },
   ]);
-  const report = tableReport(await runSync(job, { stateDir }), namespace, "prices");
+  const report = tableReport(await syncJob(job, { stateDir }), namespace, "prices");
   assert.deepEqual([report.recordsAdded, report.deadLetters], [1, 2]);
   assert.deepEqual(await readers.rows("duckdb", restTable(namespace, "prices"), { columns: ["id", "amount"] }), [
     { id: 1n, amount: 5n },
@@ -485,14 +486,14 @@ test("a new field becomes a new column in the same sync; earlier rows read null"
   const t = topic("people");
   await createTopic(t);
   await produce(t, [{ value: json({ id: 1, name: "a" }) }]);
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
 
   await produce(t, [
     { value: json({ id: 2, name: "b" }) },
     { value: json({ id: 3, name: "c", score: 1.5, since: "2024-05-01T10:00:00Z" }) },
     { value: json({ id: 4, name: "d", score: 2 }) },
   ]);
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.deepEqual(tableReport(report, namespace, "people").columnsAdded, ["score", "since"]);
   const table = (await loadTable(namespace, "people"))!;
   const fields = currentSchema(table.metadata).fields;
@@ -535,7 +536,7 @@ test("an int column widens to long and a float column to double, in the sync who
     },
   );
   await produce(t, [{ value: json({ qty: 7, ratio: 0.5 }) }, { value: json({ qty: 3_000_000_000, ratio: 0.1 }) }]);
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.equal(tableReport(report, namespace, "counts").recordsAdded, 2);
   const table = (await loadTable(namespace, "counts"))!;
   const schema = currentSchema(table.metadata);

@@ -10,7 +10,7 @@ import { bootstrapServers, createTopic, produce } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `bounded${process.pid}_${Date.now()}`;
 const namespace = `${run}_topics`;
@@ -61,7 +61,7 @@ test("commits every fetched batch when the limit is one message, and lands every
       events += ids.length;
     }
   }
-  const report = await runSync(job, { stateDir, maxMessagesPerCommit: 1 });
+  const report = await syncJob(job, { stateDir, maxMessagesPerCommit: 1 });
   assert.equal(report.status, "complete");
   assert.equal(report.messagesRead, 2 * events);
 
@@ -77,6 +77,6 @@ test("commits every fetched batch when the limit is one message, and lands every
   );
   const appended = await readers.rows("duckdb", restTable(namespace, "events"), { columns: ["id"] });
   assert.equal(appended.length, events);
-  const again = await runSync(job, { stateDir, maxMessagesPerCommit: 1 });
+  const again = await syncJob(job, { stateDir, maxMessagesPerCommit: 1 });
   assert.equal(again.messagesRead, 0);
 });

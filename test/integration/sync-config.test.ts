@@ -172,6 +172,34 @@ streams:
   assert.doesNotMatch(outcome.stderr, /_log/, "the append stream is not in the way");
 });
 
+test("an upsert default_stream without topic_pattern applies to no topic: target_engines [athena] syncs and checks, exit 0", async () => {
+  // default_stream only applies to topics a pattern selects; without one, the job syncs exactly its
+  // listed (append) streams, which athena reads. The job file loads, so sync and check must not refuse it.
+  const topic = `cli${run}_athena_default`;
+  await createTopic(topic);
+  await produce(topic, [{ value: json({ id: 1 }) }]);
+  const file = jobFile(
+    "athena_default",
+    `name: athena_default
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ./warehouse_athena_default}
+    target_engines: [athena]
+streams:
+  ${topic}: {mode: append}
+default_stream: {mode: upsert, dedup_keys: [id]}
+`,
+  );
+  const check = await floe(["check", "--config", file, "--sample", "0"]);
+  assert.equal(check.code, 0, check.stderr);
+  const sync = await floe(["sync", "--config", file, "--json"]);
+  assert.equal(sync.code, 0, sync.stderr);
+  assert.equal(JSON.parse(sync.stdout).tables[0].recordsAdded, 1);
+});
+
 test("--json prints a parseable report; the text report is a table; exit 0", async () => {
   const topic = `cli${run}_json`;
   await createTopic(topic);

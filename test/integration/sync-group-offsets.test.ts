@@ -14,7 +14,7 @@ import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import { OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
 
 const PARTITIONS = 3;
@@ -59,7 +59,7 @@ const text = (offsets: Map<number, bigint> | undefined) =>
 async function tableOffsets() {
   const catalog = await openSqlCatalog({ warehouse, name: "floe" });
   try {
-    const table = await Table.load(catalog, { namespace: [job.iceberg.namespace], name: "app" });
+    const table = await Table.load(catalog, { namespace: [job.namespace], name: "app" });
     return committedOffsets(table.metadata, "app").get(topic);
   } finally {
     await catalog.close();
@@ -79,21 +79,21 @@ test("a sync repairs a consumer group left behind the tables, with or without ne
       counter,
     );
   await produceSome(300);
-  assert.equal((await runSync(job, { stateDir: dir })).messagesRead, 300);
+  assert.equal((await syncJob(job, { stateDir: dir })).messagesRead, 300);
   const ends = new Map([0, 1, 2].map((p) => [p, counter.end(p)]));
   assert.equal(text(await tableOffsets()), text(ends));
   assert.equal(text(await groupOffsets()), text(ends));
 
   // As if the sync had been killed after its table commit, before its group commit.
   await commitGroupOffsets(cluster, group, new Map([[topic, new Map([0, 1, 2].map((p) => [p, 10n]))]]));
-  const idle = await runSync(job, { stateDir: dir });
+  const idle = await syncJob(job, { stateDir: dir });
   assert.equal(idle.messagesRead, 0, "the tables' offsets win: nothing is read again");
   assert.equal(text(await groupOffsets()), text(ends), "the group is level with the table again");
 
   // Behind on one partition only, with new messages on another.
   await commitGroupOffsets(cluster, group, new Map([[topic, new Map([[2, 5n]])]]));
   await produceExactly(topic, counter.assign([{ partition: 0, key: null, value: { i: -1 } }]), counter);
-  const next = await runSync(job, { stateDir: dir });
+  const next = await syncJob(job, { stateDir: dir });
   assert.equal(next.messagesRead, 1);
   const newEnds = new Map([0, 1, 2].map((p) => [p, counter.end(p)]));
   assert.equal(text(await tableOffsets()), text(newEnds));

@@ -16,7 +16,7 @@ import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Engine, type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import { modelColumns, OffsetCounter, produceExactly, Random, UpsertModel } from "../helpers/sync-model.ts";
 
 const seed = Number(process.env.FLOE_SEED ?? Date.now() % 1_000_000);
@@ -79,7 +79,7 @@ async function syncAndCheck(step: string, engines: readonly Engine[] = ["duckdb"
   );
   await produceExactly(topic, messages, counter);
   const figures = model.apply(messages);
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.equal(report.status, "complete", step);
   const t = report.tables[0]!;
   assert.deepEqual(

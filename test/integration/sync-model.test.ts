@@ -14,7 +14,8 @@ import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync, type SyncReport } from "../../src/sync/sync.ts";
+import type { SyncReport } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
   type BatchFigures,
@@ -146,7 +147,7 @@ test(`3 partitions, max_threads 3: every sync matches the model in DuckDB, PyIce
       acct: models.acct.apply(batch.acct),
       events: models.events.apply(batch.events),
     };
-    const report = await runSync(job, { stateDir });
+    const report = await syncJob(job, { stateDir });
     const where = `sync ${sync + 1} (FLOE_SEED=${seed})`;
     assert.equal(report.status, "complete", where);
     assert.equal(report.messagesRead, batch.kv.length + batch.acct.length + batch.events.length, where);
@@ -176,6 +177,6 @@ test(`3 partitions, max_threads 3: every sync matches the model in DuckDB, PyIce
   }
 
   // Nothing new: nothing read, nothing changed.
-  const idle = await runSync(job, { stateDir });
+  const idle = await syncJob(job, { stateDir });
   assert.equal(idle.messagesRead, 0);
 });

@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import {
   modelColumns,
   OffsetCounter,
@@ -68,7 +68,7 @@ test(`upsert batches over several data files keep one row per key (FLOE_SEED=${s
     );
     await produceExactly(topic, messages, counter);
     const figures = model.apply(messages);
-    const report = await runSync(job, { stateDir });
+    const report = await syncJob(job, { stateDir });
     const t = report.tables[0]!;
     console.log(
       `sync ${sync + 1}: ${t.dataFilesAdded} data files, ${t.deletionVectorsAdded} DVs, ${t.recordsAdded} records, ${t.positionsDeleted} positions deleted`,

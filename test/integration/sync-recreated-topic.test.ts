@@ -15,17 +15,18 @@ import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../.
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { reportToText } from "../../src/cli/report.ts";
-import type { JobConfig } from "../../src/config/job-config.ts";
+import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import type { KafkaCluster } from "../../src/kafka/connection.ts";
 import { listTopicPartitions } from "../../src/kafka/discover.ts";
+import { KafkaSource } from "../../src/kafka/kafka-source.ts";
 import { catalogConfig } from "../../src/sync/connect.ts";
 import { planSync } from "../../src/sync/plan-sync.ts";
 import { committedPosition, type KafkaPosition } from "../../src/sync/snapshot-offsets.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
   deadLetterColumns,
@@ -40,7 +41,7 @@ const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-recreated-"));
 const topics = { events: `recreated${run}_events`, accounts: `recreated${run}_accounts` };
 
-function jobFor(kind: "events" | "accounts", stream: string): JobConfig {
+function jobFor(kind: "events" | "accounts", stream: string): Job {
   const name = `recreated_${kind}_${run}`;
   return parseJob(
     `
@@ -92,10 +93,10 @@ async function recreate(topic: string, partitions: number): Promise<void> {
   }
 }
 
-async function tablePosition(job: JobConfig, table: string): Promise<KafkaPosition> {
-  const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+async function tablePosition(job: Job, table: string): Promise<KafkaPosition> {
+  const catalog = await loadCatalog(catalogConfig(job.destination));
   try {
-    const loaded = await Table.load(catalog, { namespace: [job.iceberg.namespace], name: table });
+    const loaded = await Table.load(catalog, { namespace: [job.namespace], name: table });
     return committedPosition(loaded.metadata, loaded.name);
   } finally {
     await catalog.close();
@@ -117,8 +118,8 @@ function byPartitionOffsetGen(rows: Row[]): Row[] {
 test("append: re-created with more messages, every message of the new topic lands, beside the old topic's rows", async () => {
   const topic = topics.events;
   const job = jobFor("events", "mode: append");
-  const table = restTable(job.iceberg.namespace, "events");
-  const deadLetters = restTable(job.iceberg.namespace, "events__dlq");
+  const table = restTable(job.namespace, "events");
+  const deadLetters = restTable(job.namespace, "events__dlq");
   const model = new AppendModel();
   const messages = (gen: number, perPartition: number, bad: readonly number[], counter: OffsetCounter) =>
     counter.assign(
@@ -134,7 +135,7 @@ test("append: re-created with more messages, every message of the new topic land
   const oldCounter = new OffsetCounter();
   const old = messages(1, 50, [4, 41], oldCounter);
   await produceExactly(topic, old, oldCounter);
-  const first = await runSync(job, { stateDir });
+  const first = await syncJob(job, { stateDir });
   assert.equal(first.messagesRead, 100);
   assert.deepEqual(first.recreatedTopics, []);
   model.apply(old);
@@ -152,13 +153,13 @@ test("append: re-created with more messages, every message of the new topic land
   assert.notEqual(newId, oldId);
   // The group's offsets may name the new topic too (a sync's group commit that raced the
   // deletion): they are of the deleted topic all the same.
-  await commitGroupOffsets(cluster, job.kafka.consumerGroup, new Map([[topic, offsets({ 0: 50n, 1: 50n })]]));
+  await commitGroupOffsets(cluster, job.consumerGroup, new Map([[topic, offsets({ 0: 50n, 1: 50n })]]));
 
-  const second = await runSync(job, { stateDir });
+  const second = await syncJob(job, { stateDir });
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, 500, "offsets 0..49 of each partition of the new topic are read too");
   assert.deepEqual(second.recreatedTopics, [
-    { topic, table: `${job.iceberg.namespace}.events`, previousTopicId: oldId, topicId: newId },
+    { topic, table: `${job.namespace}.events`, previousTopicId: oldId, topicId: newId },
   ]);
   const figures = model.apply(fresh);
   assert.equal(second.tables[0]?.recordsAdded, figures.recordsAdded);
@@ -167,7 +168,7 @@ test("append: re-created with more messages, every message of the new topic land
     reportToText(second),
     new RegExp(
       `${topic}: deleted and re-created \\(topic id ${oldId} -> ${newId}\\); read from its log start\\. ` +
-        `${job.iceberg.namespace}\\.events recorded the deleted topic: its rows stay beside the new topic's`,
+        `${job.namespace}\\.events recorded the deleted topic: its rows stay beside the new topic's`,
     ),
   );
 
@@ -188,11 +189,11 @@ test("append: re-created with more messages, every message of the new topic land
     });
   }
   assert.deepEqual(
-    (await readGroupOffsets(cluster, job.kafka.consumerGroup, [{ topic, partitions: 2 }])).get(topic),
+    (await readGroupOffsets(cluster, job.consumerGroup, [{ topic, partitions: 2 }])).get(topic),
     offsets({ 0: 250n, 1: 250n }),
   );
 
-  const idle = await runSync(job, { stateDir });
+  const idle = await syncJob(job, { stateDir });
   assert.equal(idle.messagesRead, 0);
   assert.deepEqual(idle.recreatedTopics, [], "the new id is the table's now");
 });
@@ -200,7 +201,7 @@ test("append: re-created with more messages, every message of the new topic land
 test("upsert: re-created with fewer messages and partitions, a clean restart at the log start; old keys stay unless the new topic has them", async () => {
   const topic = topics.accounts;
   const job = jobFor("accounts", "mode: upsert, dedup_keys: [_kafka_key]");
-  const table = restTable(job.iceberg.namespace, "accounts");
+  const table = restTable(job.namespace, "accounts");
   const model = new UpsertModel((m) => m.key, true);
 
   await createTopic(topic, 2);
@@ -209,7 +210,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
     Array.from({ length: 80 }, (_, i) => ({ partition: (i % 40) % 2, key: `k${i % 40}`, value: { gen: 1, i } })),
   );
   await produceExactly(topic, old, oldCounter);
-  const first = await runSync(job, { stateDir });
+  const first = await syncJob(job, { stateDir });
   assert.equal(first.messagesRead, 80);
   model.apply(old);
   const oldId = await topicId(topic);
@@ -229,11 +230,11 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
   const newId = await topicId(topic);
 
   // What `floe check` shows: the topic re-created, both partitions of the old offsets set aside.
-  const catalog = await loadCatalog(catalogConfig(job.iceberg.catalog));
+  const catalog = await loadCatalog(catalogConfig(job.destination));
   try {
-    const plan = await planSync(job, cluster, catalog);
+    const plan = await planSync(job, new KafkaSource(cluster), catalog);
     assert.deepEqual(plan.recreated, [
-      { topic, table: `${job.iceberg.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
+      { topic, table: `${job.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
     ]);
     assert.deepEqual(
       plan.offsets.partitions.map((p) => [p.partition, p.startFrom, p.startOffset, p.stopOffset, p.tableOffset]),
@@ -244,11 +245,11 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
     await catalog.close();
   }
 
-  const second = await runSync(job, { stateDir });
+  const second = await syncJob(job, { stateDir });
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, 25);
   assert.deepEqual(second.recreatedTopics, [
-    { topic, table: `${job.iceberg.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
+    { topic, table: `${job.namespace}.accounts`, previousTopicId: oldId, topicId: newId },
   ]);
   assert.match(reportToText(second), /its rows stay where the new topic has no message with their key/);
   model.topicRecreated();
@@ -267,7 +268,7 @@ test("upsert: re-created with fewer messages and partitions, a clean restart at 
     topicIds: new Map([[topic, newId]]),
   });
 
-  const idle = await runSync(job, { stateDir });
+  const idle = await syncJob(job, { stateDir });
   assert.equal(idle.messagesRead, 0);
   assert.deepEqual(idle.recreatedTopics, []);
 });

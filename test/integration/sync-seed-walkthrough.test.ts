@@ -11,7 +11,8 @@ import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync, type SyncReport } from "../../src/sync/sync.ts";
+import type { SyncReport } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const prefix = `seed${run}_`;
@@ -70,7 +71,7 @@ function tableReport(report: SyncReport, table: string) {
 
 test("seed walkthrough: two syncs reproduce expected.json in DuckDB, PyIceberg and Spark", async () => {
   await producePhase(1, prefix);
-  const first = await runSync(job, { stateDir });
+  const first = await syncJob(job, { stateDir });
   assert.equal(first.status, "complete");
   assert.equal(first.messagesRead, expected.after_phase1.records_read);
   const customers = await readers.rows("duckdb", restTable(namespace, "customers"), { columns: ["id"] });
@@ -78,7 +79,7 @@ test("seed walkthrough: two syncs reproduce expected.json in DuckDB, PyIceberg a
   await assertOrders(expected.after_phase1.orders);
 
   await producePhase(2, prefix);
-  const second = await runSync(job, { stateDir });
+  const second = await syncJob(job, { stateDir });
   const e = expected.after_phase2;
   assert.equal(second.messagesRead, e.records_read);
   const c = tableReport(second, "customers");
@@ -102,6 +103,6 @@ test("seed walkthrough: two syncs reproduce expected.json in DuckDB, PyIceberg a
   assert.equal(key?._kafka_key, "Mw==");
 
   // A third sync with nothing new reads nothing and changes nothing.
-  const third = await runSync(job, { stateDir });
+  const third = await syncJob(job, { stateDir });
   assert.equal(third.messagesRead, 0);
 });

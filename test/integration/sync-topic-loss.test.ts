@@ -13,7 +13,7 @@ import { parseJob } from "../../src/config/load-job.ts";
 import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import { AppendModel, modelColumns, OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
 
 const { run, name, namespace, dir, warehouse, catalogRef } = syncWorkspace("topicloss");
@@ -73,11 +73,11 @@ test("a topic deleted mid-read: what was read lands, the sync reports partial, n
   }
 
   let deleting: Promise<void> | undefined;
-  const report = await runSync(job, {
+  const report = await syncJob(job, {
     stateDir: dir,
-    onProgress: (event) => {
+    onEvent: (event) => {
       // At the first batch: each partition takes several fetches of ~1 MiB.
-      if (event.kind === "read" && !deleting) deleting = deleteTopic(topics.lost);
+      if (event.type === "partition-progress" && !deleting) deleting = deleteTopic(topics.lost);
     },
   });
   await deleting;
@@ -108,7 +108,7 @@ test("a topic deleted mid-read: what was read lands, the sync reports partial, n
     report.tables.reduce((sum, r) => sum + r.messagesRead, 0),
   );
 
-  const next = await runSync(job, { stateDir: dir });
+  const next = await syncJob(job, { stateDir: dir });
   assert.equal(next.status, "complete");
   assert.equal(next.messagesRead, 0, "the kept topic's table offsets win over the group the failed commit left behind");
 });

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import type { JobConfig } from "../../src/config/job-config.ts";
+import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { type Catalog, NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
 import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
@@ -28,9 +28,10 @@ import { currentSchema, currentSnapshot } from "../../src/iceberg/spec/table-met
 import { Table } from "../../src/iceberg/table.ts";
 import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { kafkaConnection } from "../../src/sync/connect.ts";
+import { kafkaConnectionOptions } from "../../src/sync/connect.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
-import { runSync, type SyncOptions, type SyncReport } from "../../src/sync/sync.ts";
+import type { SyncOptions, SyncReport } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 import { type ModelMessage, OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
 
 const run = `${process.pid}_${Date.now()}`;
@@ -57,7 +58,7 @@ async function newTopic(name: string, partitions = 1): Promise<string> {
 }
 
 /** A job (its own namespace and consumer group) over one topic into table `t`. */
-function jobFor(name: string, topic: string, stream: string, threads = 1): { job: JobConfig; namespace: string } {
+function jobFor(name: string, topic: string, stream: string, threads = 1): { job: Job; namespace: string } {
   const { text, file } = jobText(name, topic, stream, threads);
   return { job: parseJob(text, file), namespace: `drift_${name}_${run}_topics` };
 }
@@ -176,17 +177,17 @@ function tableReport(report: SyncReport, namespace: string) {
 }
 
 /** What a failed sync must leave as it was: both tables' snapshots and the group's offsets. */
-async function committedState(job: JobConfig, namespace: string, topic: string, partitions = 1) {
+async function committedState(job: Job, namespace: string, topic: string, partitions = 1) {
   const snapshot = async (name: string) => {
     const table = await loadTable(namespace, name);
     return table ? currentSnapshot(table.metadata)?.snapshotId : "no table";
   };
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   try {
     return {
       table: await snapshot("t"),
       deadLetters: await snapshot("t__dlq"),
-      group: await readGroupOffsets(cluster, job.kafka.consumerGroup, [{ topic, partitions }]),
+      group: await readGroupOffsets(cluster, job.consumerGroup, [{ topic, partitions }]),
     };
   } finally {
     await cluster.close();
@@ -195,7 +196,7 @@ async function committedState(job: JobConfig, namespace: string, topic: string, 
 
 /** The sync fails with on_error: fail at the message, naming it and its field, and leaves everything as it was. */
 async function assertFailsAt(
-  job: JobConfig,
+  job: Job,
   namespace: string,
   topic: string,
   where: string,
@@ -205,7 +206,7 @@ async function assertFailsAt(
   const state = await committedState(job, namespace, topic, partitions);
   for (let attempt = 0; attempt < 2; attempt++) {
     // Every rerun stops at the same message, until the operator deals with it.
-    await assert.rejects(runSync(job, { stateDir, ...options }), (error: Error) => {
+    await assert.rejects(syncJob(job, { stateDir, ...options }), (error: Error) => {
       assert.equal(error.name, "BadMessageError");
       assert.equal(error.message, `${topic} ${where} (on_error: fail)`);
       return true;
@@ -224,7 +225,7 @@ for (const onError of ["dlq", "skip", "fail"] as const) {
       .row(json({ id: 1, amount: 100 }), { id: 1n, amount: 100n })
       .row(json({ id: 2, amount: 200 }), { id: 2n, amount: 200n });
     await model.produce();
-    await runSync(job, { stateDir });
+    await syncJob(job, { stateDir });
     await model.assertLanded(namespace, ["id", "amount"]);
 
     const decimal = json({ id: 3, amount: 99.19 });
@@ -237,12 +238,12 @@ for (const onError of ["dlq", "skip", "fail"] as const) {
     if (onError === "fail") {
       await assertFailsAt(job, namespace, topic, `partition 0 offset 2: type-mismatch: ${LONG_DOUBLE}`);
     } else {
-      const second = tableReport(await runSync(job, { stateDir }), namespace);
+      const second = tableReport(await syncJob(job, { stateDir }), namespace);
       assert.deepEqual(
         [second.recordsAdded, second.deadLetters, second.skipped],
         onError === "dlq" ? [1, 1, 0] : [1, 0, 1],
       );
-      const again = await runSync(job, { stateDir });
+      const again = await syncJob(job, { stateDir });
       assert.equal(again.messagesRead, 0, "the next sync goes on from where this one ended");
       const table = (await loadTable(namespace, "t"))!;
       assert.deepEqual(committedOffsets(table.metadata, "t").get(topic), new Map([[0, 4n]]));
@@ -266,11 +267,11 @@ for (const onError of ["dlq", "skip", "fail"] as const) {
 
     const options = { maxMessagesPerCommit: 1 };
     if (onError === "fail") {
-      await assert.rejects(runSync(job, { stateDir, ...options }), { name: "BadMessageError" });
+      await assert.rejects(syncJob(job, { stateDir, ...options }), { name: "BadMessageError" });
       // The commits before the boundary stand; every rerun stops at the same message.
       await assertFailsAt(job, namespace, topic, `partition 1 offset 0: type-mismatch: ${LONG_DOUBLE}`, options, 2);
     } else {
-      const report = await runSync(job, { stateDir, ...options });
+      const report = await syncJob(job, { stateDir, ...options });
       assert.equal(report.status, "complete");
       const t = tableReport(report, namespace);
       assert.deepEqual([t.recordsAdded, t.deadLetters, t.skipped], onError === "dlq" ? [4, 1, 0] : [4, 0, 1]);
@@ -280,7 +281,7 @@ for (const onError of ["dlq", "skip", "fail"] as const) {
     // The same messages in one commit: the batch that creates the column sees the decimal, and
     // the column is double (without a declaration, where commits fall decides the column's type).
     const { job: oneCommit, namespace: oneNamespace } = jobFor(`onecommit_${onError}`, topic, "mode: append");
-    await runSync(oneCommit, { stateDir });
+    await syncJob(oneCommit, { stateDir });
     await readers.assertRows(
       restTable(oneNamespace, "t"),
       [
@@ -300,7 +301,7 @@ test("a replay after a crash between the dead-letter and the table commit loses 
   const { job, namespace } = jobFor("replay", topic, "mode: append");
   const model = new DriftModel(topic).row(json({ id: 0 }), { id: 0n, amount: null });
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   const before = (await loadTable(namespace, "t"))!;
   const { table: snapshotId, group } = await committedState(job, namespace, topic, 2);
   // Partition 0 (read first by the one thread) has ints, partition 1 a decimal and a bad message.
@@ -313,7 +314,7 @@ test("a replay after a crash between the dead-letter and the table commit loses 
   // The first attempt reads all in one commit batch (amount is double there) and commits the
   // dead letter; the crash before the table's commit is reproduced by putting the table (its
   // snapshot and its schema) and the group back as they were.
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   const crashed = (await loadTable(namespace, "t"))!;
   await crashed.commit(
     [
@@ -325,16 +326,16 @@ test("a replay after a crash between the dead-letter and the table commit loses 
       { action: "set-snapshot-ref", refName: "main", snapshotId: snapshotId as bigint, type: "branch" },
     ],
   );
-  const cluster = await KafkaCluster.connect(kafkaConnection(job.kafka));
+  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   try {
-    await commitGroupOffsets(cluster, job.kafka.consumerGroup, group);
+    await commitGroupOffsets(cluster, job.consumerGroup, group);
   } finally {
     await cluster.close();
   }
 
   // The replay commits after each fetched batch: partition 0's ints make amount long, and the
   // decimal, below the dead-letter table's offsets, is written there now.
-  const replay = tableReport(await runSync(job, { stateDir, maxMessagesPerCommit: 1 }), namespace);
+  const replay = tableReport(await syncJob(job, { stateDir, maxMessagesPerCommit: 1 }), namespace);
   assert.deepEqual([replay.recordsAdded, replay.deadLetters], [3, 1]);
   await model.assertLanded(namespace, ["id", "amount"]);
 });
@@ -375,7 +376,7 @@ test("declared columns: {amount: double} give the same tables whatever the commi
   const schemas: unknown[] = [];
   for (const [name, options, threads] of variants) {
     const { job, namespace } = jobFor(`declared_${name}`, topic, stream, threads);
-    const report = await runSync(job, { stateDir, ...options });
+    const report = await syncJob(job, { stateDir, ...options });
     assert.equal(report.status, "complete", name);
     await model.assertLanded(namespace, ["id", "amount", "note"]);
     const table = (await loadTable(namespace, "t"))!;
@@ -401,7 +402,7 @@ test("a timestamptz column that later receives a date: the date is a dead letter
     at: "2026-10-29T15:22:04.000000Z",
   });
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   model
     .dead(
       json({ at: "2026-10-29" }),
@@ -410,7 +411,7 @@ test("a timestamptz column that later receives a date: the date is a dead letter
     )
     .row(json({ at: "2026-10-30T01:00:00+02:00" }), { at: "2026-10-29T23:00:00.000000Z" });
   await model.produce();
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.equal(report.status, "complete");
   await model.assertLanded(namespace, ["at"]);
 });
@@ -420,17 +421,17 @@ test('a dedup key written 1 and then "1": a dead letter; declared string, both a
   const { job, namespace } = jobFor("key", topic, "mode: upsert, dedup_keys: [id]");
   const model = new DriftModel(topic).row(json({ id: 1, v: "a" }), { id: 1n, v: "a", _op_type: "c" });
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   model
     .dead(json({ id: "1", v: "b" }), "type-mismatch", 'field "id": column type long, value type string')
     .row(json({ id: 2, v: "c" }), { id: 2n, v: "c", _op_type: "c" });
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   await model.assertLanded(namespace, ["id", "v", "_op_type"]);
 
   // A declaration cannot change the table's column: the sync says so before it reads a message.
   const { job: contradicted } = jobFor("key", topic, "mode: upsert, dedup_keys: [id], columns: {id: string}");
-  await assert.rejects(runSync(contradicted, { stateDir }), {
+  await assert.rejects(syncJob(contradicted, { stateDir }), {
     name: "DeclaredColumnError",
     message: new RegExp(`^topic ${topic}, table t: column "id" declared under columns: the table has it as long`),
   });
@@ -441,7 +442,7 @@ test('a dedup key written 1 and then "1": a dead letter; declared string, both a
     topic,
     "mode: upsert, dedup_keys: [id], columns: {id: string}",
   );
-  const report = await runSync(declared, { stateDir, maxMessagesPerCommit: 1 });
+  const report = await syncJob(declared, { stateDir, maxMessagesPerCommit: 1 });
   assert.equal(report.status, "complete");
   await readers.assertRows(
     restTable(declaredNamespace, "t"),
@@ -464,14 +465,14 @@ test("integers beyond the long range are dead letters; the longest longs land", 
     .row(json({ id: 1, n: 5 }), { id: 1n, n: 5n })
     .dead('{"id":2,"fresh":123456789012345678901234567890}', "out-of-range", beyond("fresh", "(new column)", 30));
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   model
     .dead('{"id":3,"n":18446744073709551615}', "out-of-range", beyond("n", "long", 20))
     .dead('{"id":4,"n":-9223372036854775809}', "out-of-range", beyond("n", "long", 19))
     .row('{"id":5,"n":-9223372036854775808}', { id: 5n, n: -9223372036854775808n })
     .row('{"id":6,"n":9223372036854775807}', { id: 6n, n: 9223372036854775807n });
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   await model.assertLanded(namespace, ["id", "n"]);
 });
 
@@ -488,7 +489,7 @@ test("a value nested 10,000 levels deep is a dead letter, however it is parsed; 
     .dead(`{"id":4,"deep":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`, "too-deep", tooDeep)
     .row(json({ id: 5, deep: { a: { b: [] } } }), { id: 5n, deep: '{"a":{"b":[]}}' });
   await model.produce();
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.deepEqual([tableReport(report, namespace).recordsAdded, tableReport(report, namespace).deadLetters], [2, 3]);
   await model.assertLanded(namespace, ["id", "deep"]);
 
@@ -518,7 +519,7 @@ test("1e400, -1e400 and a 401-digit integer in a double column are dead letters,
     )
     .row(`{"id":8,"meta":[1${"0".repeat(400)}]}`, { id: 8n, x: null, meta: `[1${"0".repeat(400)}]` });
   await model.produce();
-  await runSync(job, { stateDir });
+  await syncJob(job, { stateDir });
   await model.assertLanded(namespace, ["id", "x", "meta"]);
 });
 
@@ -531,7 +532,7 @@ test("fields named like what every object inherits (__proto__, constructor, toSt
     .row(json({ ok: 1 }), row({ ok: 1n }))
     .row(json({ constructor: "d" }), row({ constructor: "d" }));
   await model.produce();
-  const report = await runSync(job, { stateDir });
+  const report = await syncJob(job, { stateDir });
   assert.equal(report.status, "complete");
   await model.assertLanded(namespace, ["__proto__", "constructor", "toString", "ok"]);
 });

@@ -18,7 +18,7 @@ import { bootstrapServers, TestTopics } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { runSync } from "../../src/sync/sync.ts";
+import { syncJob } from "../helpers/sync-job.ts";
 
 const MESSAGES = 1_000_000;
 const FIRST_SYNC = 500_000;
@@ -112,7 +112,7 @@ streams:
 `,
     join(stateDir, "job.yaml"),
   );
-  const ref = restTable(job.iceberg.namespace, "orders");
+  const ref = restTable(job.namespace, "orders");
   const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await work();
@@ -121,7 +121,7 @@ streams:
   };
 
   await timed(`produce ${FIRST_SYNC} messages`, () => produce(0, FIRST_SYNC));
-  const first = await timed("first sync", () => runSync(job, { stateDir, maxMessagesPerCommit: MESSAGES_PER_COMMIT }));
+  const first = await timed("first sync", () => syncJob(job, { stateDir, maxMessagesPerCommit: MESSAGES_PER_COMMIT }));
   assert.equal(first.status, "complete");
   assert.equal(first.messagesRead, FIRST_SYNC, "the topic holds exactly the messages produced");
   // A cheap check between the syncs; the rows themselves are compared after the second.
@@ -131,7 +131,7 @@ streams:
     const [counts] = await timed(`${engine} counts after the first sync`, () =>
       readers.sql(
         engine,
-        `SELECT count(*) AS n, count(DISTINCT id) AS ids, sum(seq) AS seqs FROM rest.${job.iceberg.namespace}.orders`,
+        `SELECT count(*) AS n, count(DISTINCT id) AS ids, sum(seq) AS seqs FROM rest.${job.namespace}.orders`,
       ),
     );
     assert.deepEqual(
@@ -143,16 +143,13 @@ streams:
 
   await timed(`produce ${MESSAGES - FIRST_SYNC} more`, () => produce(FIRST_SYNC, MESSAGES));
   const second = await timed("second sync", () =>
-    runSync(job, { stateDir, maxMessagesPerCommit: MESSAGES_PER_COMMIT }),
+    syncJob(job, { stateDir, maxMessagesPerCommit: MESSAGES_PER_COMMIT }),
   );
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, MESSAGES - FIRST_SYNC);
 
   const [table] = second.tables;
-  const snapshots = await readers.sql(
-    "spark",
-    `SELECT count(*) AS n FROM rest.${job.iceberg.namespace}.orders.snapshots`,
-  );
+  const snapshots = await readers.sql("spark", `SELECT count(*) AS n FROM rest.${job.namespace}.orders.snapshots`);
   // A commit lands once a fetched batch brings the buffer to the interval, and one at the end
   // of each sync: fetched batches are far smaller than what is left for the last one.
   const commits =
@@ -160,7 +157,7 @@ streams:
   assert.equal(Number(snapshots[0]!.n), commits, "snapshots: one per commit");
   const files = await readers.sql(
     "spark",
-    `SELECT count(*) AS n, sum(CASE WHEN content = 1 THEN 1 ELSE 0 END) AS dvs FROM rest.${job.iceberg.namespace}.orders.files`,
+    `SELECT count(*) AS n, sum(CASE WHEN content = 1 THEN 1 ELSE 0 END) AS dvs FROM rest.${job.namespace}.orders.files`,
   );
   t.diagnostic(
     `${commits} commits; live: ${files[0]!.n} files of which ${files[0]!.dvs} DVs; ` +

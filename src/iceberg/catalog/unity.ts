@@ -6,44 +6,35 @@
 // <workspace>/oidc/v1/token for a token of scope all-apis.
 import type { RestCatalogOptions } from "./rest-catalog.ts";
 
+/** A personal access token, or a service principal's OAuth client id and secret (M2M). */
+export type UnityCredential = { token: string } | { clientId: string; clientSecret: string };
+
 export interface UnityOptions {
   /** https://<workspace>.cloud.databricks.com (any path or query, e.g. Azure's ?o=, is dropped). */
   workspaceUrl: string;
   /** The Unity catalog (three-level namespace: catalog.schema.table; floe's namespace is the schema). */
   catalog: string;
-  token?: string;
-  clientId?: string;
-  clientSecret?: string;
+  credential: UnityCredential;
 }
 
 export const UNITY_ICEBERG_REST_PATH = "/api/2.1/unity-catalog/iceberg-rest";
 
 export function unityCatalogOptions(options: UnityOptions): RestCatalogOptions {
   const workspace = workspaceOrigin(options.workspaceUrl);
-  const oauth = options.clientId !== undefined || options.clientSecret !== undefined;
-  if (options.token !== undefined && oauth) {
-    throw new TypeError(
-      "unity catalog: give either a personal access token or an OAuth client id and secret, not both",
-    );
-  }
-  if (oauth && (!options.clientId || !options.clientSecret)) {
-    throw new TypeError("unity catalog: OAuth M2M needs both the service principal's client id and its secret");
-  }
-  if (!oauth && !options.token) {
-    throw new TypeError("unity catalog: give a personal access token, or an OAuth client id and secret");
-  }
+  const credential = options.credential;
   return {
     name: options.catalog,
     uri: `${workspace}${UNITY_ICEBERG_REST_PATH}`,
     warehouse: options.catalog,
-    credential: oauth
-      ? {
-          clientId: options.clientId as string,
-          clientSecret: options.clientSecret as string,
-          scope: "all-apis",
-          oauth2ServerUri: `${workspace}/oidc/v1/token`,
-        }
-      : { token: options.token as string },
+    credential:
+      "token" in credential
+        ? { token: credential.token }
+        : {
+            clientId: credential.clientId,
+            clientSecret: credential.clientSecret,
+            scope: "all-apis",
+            oauth2ServerUri: `${workspace}/oidc/v1/token`,
+          },
     headers: { "X-Iceberg-Access-Delegation": "vended-credentials" },
   };
 }

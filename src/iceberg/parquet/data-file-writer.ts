@@ -19,11 +19,12 @@ import { type FileMetaData, parquetMetadata } from "hyparquet";
 import * as parquet from "parquet-wasm";
 import type { ColumnStats } from "../spec/manifest.ts";
 import type { Schema } from "../spec/schema.ts";
+import type { ParquetCodec } from "./codecs.ts";
 import { columnStats } from "./column-stats.ts";
 import { type MetricsMode, metricsModes } from "./metrics-config.ts";
 import { columnKey, leafFieldIds } from "./parquet-field-ids.ts";
 
-export type ParquetCodec = "zstd" | "snappy" | "gzip" | "uncompressed";
+export type { ParquetCodec };
 
 export const DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024;
 

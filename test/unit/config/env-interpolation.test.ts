@@ -54,6 +54,6 @@ source:
     },
   );
   const job = parseJob(text, "job.yaml", { env: { KAFKA_PASSWORD: "123" } });
-  assert.ok(job.kafka.security.protocol === "SASL_PLAINTEXT");
-  assert.equal(job.kafka.security.sasl.password.reveal(), "123");
+  assert.ok(job.source.security.protocol === "SASL_PLAINTEXT");
+  assert.equal(job.source.security.sasl.password.reveal(), "123");
 });

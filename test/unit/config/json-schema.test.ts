@@ -1,4 +1,4 @@
-// The JSON Schema of the job file, for editors and `floe schema`.
+// The JSON Schema of the job file, for editors and `floe config schema`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { jobFileJsonSchema } from "../../../src/config/job-schema.ts";

@@ -43,19 +43,16 @@ function problems(text: string, env: Record<string, string> = {}): string[] {
 
 const minimal = (rest: string) => `name: j\nsource:\n  kafka:\n    bootstrap_servers: [k:9092]\n${rest}`;
 
-test("the issue's example parses into a camel-cased JobConfig", () => {
+test("the issue's example parses into a camel-cased Job: its source, its destination, and its own settings", () => {
   const job = parseJob(ISSUE_EXAMPLE, "/jobs/job.yaml");
   assert.equal(job.name, "kafka_to_databricks");
-  assert.deepEqual(job.kafka, {
+  assert.deepEqual(job.source, {
     bootstrapServers: ["127.0.0.1:9092"],
-    consumerGroup: "floe_kafka_to_databricks",
-    topicPattern: "^(customers|orders)$",
     security: { protocol: "PLAINTEXT" },
-    maxThreads: 2,
     connectTimeoutMs: 30_000,
     requestTimeoutMs: 30_000,
   });
-  assert.deepEqual(job.iceberg, {
+  assert.deepEqual(job.destination, {
     catalog: {
       type: "rest",
       uri: "http://127.0.0.1:8181",
@@ -63,11 +60,14 @@ test("the issue's example parses into a camel-cased JobConfig", () => {
       credential: undefined,
       requestTimeoutMs: 30_000,
     },
-    namespace: "kafka_to_databricks_topics",
     targetEngines: ["databricks", "duckdb", "spark"],
     targetFileSizeBytes: 128 * 1024 * 1024,
     compression: "zstd",
   });
+  assert.equal(job.consumerGroup, "floe_kafka_to_databricks");
+  assert.equal(job.topicPattern, "^(customers|orders)$");
+  assert.equal(job.maxThreads, 2);
+  assert.equal(job.namespace, "kafka_to_databricks_topics");
   assert.deepEqual(Object.fromEntries(job.streams), {
     customers: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), table: "customers" },
     orders: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), table: "orders" },
@@ -124,16 +124,16 @@ default_stream: {mode: append, columns: [amount]}
 
 test("defaults: sql catalog in ./warehouse next to the job file, group floe_<name>, 4 threads", () => {
   const job = parseJob(minimal("streams:\n  Orders.V1: {mode: append}\n"), "/jobs/nightly/job.yaml");
-  assert.deepEqual(job.iceberg.catalog, { type: "sql", warehouse: "/jobs/nightly/warehouse" });
-  assert.equal(job.kafka.consumerGroup, "floe_j");
-  assert.equal(job.kafka.maxThreads, 4);
-  assert.equal(job.kafka.topicPattern, undefined);
+  assert.deepEqual(job.destination.catalog, { type: "sql", warehouse: "/jobs/nightly/warehouse" });
+  assert.equal(job.consumerGroup, "floe_j");
+  assert.equal(job.maxThreads, 4);
+  assert.equal(job.topicPattern, undefined);
   assert.equal(job.streams.get("Orders.V1")?.table, "orders_v1");
   const uri = parseJob(
     minimal("streams: {t: {mode: append}}\ndestination: {iceberg: {catalog: {type: sql, warehouse: s3://b/w}}}"),
     "/j.yaml",
   );
-  assert.deepEqual(uri.iceberg.catalog, { type: "sql", warehouse: "s3://b/w" });
+  assert.deepEqual(uri.destination.catalog, { type: "sql", warehouse: "s3://b/w" });
 });
 
 test("security: SASL over TLS with relative PEM paths, secrets wrapped", () => {
@@ -145,7 +145,7 @@ test("security: SASL over TLS with relative PEM paths, secrets wrapped", () => {
 `),
     "/jobs/job.yaml",
   );
-  const security = job.kafka.security;
+  const security = job.source.security;
   assert.equal(security.protocol, "SASL_SSL");
   assert.ok(security.protocol === "SASL_SSL");
   assert.ok(security.sasl.password instanceof Secret);
@@ -166,8 +166,8 @@ destination:
 `),
     "j.yaml",
   );
-  assert.equal(rest.iceberg.catalog.type, "rest");
-  const credential = rest.iceberg.catalog.type === "rest" ? rest.iceberg.catalog.credential : undefined;
+  assert.equal(rest.destination.catalog.type, "rest");
+  const credential = rest.destination.catalog.type === "rest" ? rest.destination.catalog.credential : undefined;
   assert.ok(credential && "clientId" in credential);
   assert.equal(credential.clientSecret.reveal(), "s");
   assert.equal(credential.scope, "PRINCIPAL_ROLE:floe");
@@ -177,8 +177,8 @@ destination: {iceberg: {catalog: {type: unity, workspace_url: https://w.cloud.da
 `),
     "j.yaml",
   );
-  assert.equal(unity.iceberg.namespace, "bronze");
-  assert.ok(unity.iceberg.catalog.type === "unity" && "token" in unity.iceberg.catalog.credential);
+  assert.equal(unity.namespace, "bronze");
+  assert.ok(unity.destination.catalog.type === "unity" && "token" in unity.destination.catalog.credential);
 });
 
 test("upsert without dedup_keys names the stream and the line", () => {
@@ -210,7 +210,7 @@ streams:
   assert.deepEqual(problems(text), [
     "1: name: must be letters, digits and _ (it becomes a catalog identifier)",
     "3: source.kafka.sasl: required when security.protocol is SASL_SSL",
-    "4: source.kafka.bootstrap_servers.1: expected host:port",
+    "4: source.kafka.bootstrap_servers.1: expected host:port (an IPv6 host in brackets: [::1]:9092)",
     "5: source.kafka.topic_pattern: not a regular expression: Invalid regular expression: /^(a|b$/: Unterminated group",
     "7: source.kafka.max_thread: unknown key",
     "8: source.kafka.tls.key: cert and key go together (mutual TLS)",
@@ -283,18 +283,18 @@ destination:
 `),
     "j.yaml",
   );
-  assert.equal(job.kafka.connectTimeoutMs, 1500);
-  assert.equal(job.kafka.requestTimeoutMs, 120_000);
-  assert.ok(job.iceberg.catalog.type === "rest");
-  assert.equal(job.iceberg.catalog.requestTimeoutMs, 500);
+  assert.equal(job.source.connectTimeoutMs, 1500);
+  assert.equal(job.source.requestTimeoutMs, 120_000);
+  assert.ok(job.destination.catalog.type === "rest");
+  assert.equal(job.destination.catalog.requestTimeoutMs, 500);
   const unity = parseJob(
     minimal(`    topic_pattern: x
 destination: {iceberg: {catalog: {type: unity, workspace_url: w, catalog: main, token: t, request_timeout: 45s}}}
 `),
     "j.yaml",
   );
-  assert.ok(unity.iceberg.catalog.type === "unity");
-  assert.equal(unity.iceberg.catalog.requestTimeoutMs, 45_000);
+  assert.ok(unity.destination.catalog.type === "unity");
+  assert.equal(unity.destination.catalog.requestTimeoutMs, 45_000);
   assert.deepEqual(
     problems(
       minimal(`    topic_pattern: x

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inspect } from "node:util";
 import { parseJob } from "../../../src/config/load-job.ts";
-import { redactJob } from "../../../src/config/secret.ts";
+import { Secret, unseal } from "../../../src/config/secret.ts";
 
 const text = `name: j
 source:
@@ -17,23 +17,25 @@ destination:
     catalog: {type: rest, uri: "http://c:8181", client_id: me, client_secret: oauth-secret-2}
 `;
 
-test("passwords and client secrets are *** in inspect, JSON, strings and redactJob", () => {
+/** The job as plain data, Maps as objects: what a report or a log line of it would hold. */
+const plain = (job: unknown) =>
+  JSON.parse(JSON.stringify(job, (_key, value) => (value instanceof Map ? Object.fromEntries(value) : value)));
+
+test("passwords and client secrets are *** in inspect, JSON and strings; the names stay", () => {
   const job = parseJob(text, "job.yaml");
-  for (const printed of [inspect(job, { depth: 10 }), JSON.stringify(job), `${JSON.stringify(redactJob(job))}`]) {
+  for (const printed of [inspect(job, { depth: 10 }), JSON.stringify(plain(job))]) {
     assert.doesNotMatch(printed, /kafka-pass-1|oauth-secret-2/);
   }
-  const redacted = redactJob(job) as {
-    kafka: { security: { sasl: { password: string; username: string } } };
-    iceberg: { catalog: { credential: { clientSecret: string; clientId: string } } };
-  };
-  assert.equal(redacted.kafka.security.sasl.password, "***");
-  assert.equal(redacted.kafka.security.sasl.username, "floe");
-  assert.equal(redacted.iceberg.catalog.credential.clientSecret, "***");
-  assert.equal(redacted.iceberg.catalog.credential.clientId, "me");
-  assert.equal(`${(job.kafka.security as { sasl: { password: unknown } }).sasl.password}`, "***");
+  const json = plain(job);
+  assert.equal(json.source.security.sasl.password, "***");
+  assert.equal(json.source.security.sasl.username, "floe");
+  assert.equal(json.destination.catalog.credential.clientSecret, "***");
+  assert.equal(json.destination.catalog.credential.clientId, "me");
+  assert.ok(job.source.security.protocol === "SASL_SSL");
+  assert.equal(`${job.source.security.sasl.password}`, "***");
 });
 
-test("a unity token is redacted too, and streams print as an object", () => {
+test("a unity token is *** too, and streams print as an object", () => {
   const job = parseJob(
     `name: j
 source: {kafka: {bootstrap_servers: "k:1"}}
@@ -42,7 +44,16 @@ streams: {orders: {mode: append}}
 `,
     "job.yaml",
   );
-  const printed = JSON.stringify(redactJob(job));
+  const printed = JSON.stringify(plain(job));
   assert.doesNotMatch(printed, /dapi-secret-3/);
   assert.match(printed, /"streams":\{"orders":\{"mode":"append"/);
+});
+
+test("unseal reveals the Secrets of a credential and keeps its other fields", () => {
+  const credential = { clientId: "me", clientSecret: new Secret("s"), scope: "all-apis" };
+  assert.deepEqual(unseal<{ clientId: string; clientSecret: string; scope: string }>(credential), {
+    clientId: "me",
+    clientSecret: "s",
+    scope: "all-apis",
+  });
 });

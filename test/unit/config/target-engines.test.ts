@@ -19,7 +19,7 @@ test("engines that read deletion vectors accept upsert streams", () => {
   const readers = TARGET_ENGINES.filter((e) => ENGINE_SUPPORT[e].deletionVectors);
   assert.deepEqual(readers, ["databricks", "duckdb", "spark", "snowflake", "trino", "pyiceberg"]);
   const parsed = parseJob(job(readers.join(", "), "  orders: {mode: upsert, dedup_keys: [id]}\n"), "job.yaml");
-  assert.deepEqual(parsed.iceberg.targetEngines, readers);
+  assert.deepEqual(parsed.destination.targetEngines, readers);
 });
 
 test("an engine without deletion vectors and an upsert stream: an error naming both", () => {
@@ -43,7 +43,7 @@ test("an engine without deletion vectors and an upsert stream: an error naming b
 
 test("the same engines are fine when every stream appends", () => {
   const parsed = parseJob(job("athena, redshift, bigquery, iceberg-rust", "  clicks: {mode: append}\n"), "job.yaml");
-  assert.equal(parsed.iceberg.targetEngines.length, 4);
+  assert.equal(parsed.destination.targetEngines.length, 4);
 });
 
 test("an upsert default_stream counts when a pattern selects topics", () => {
@@ -57,4 +57,11 @@ test("an upsert default_stream counts when a pattern selects topics", () => {
   );
   const text = `${job("athena", "  clicks: {mode: append}\n", "    topic_pattern: .*\n")}default_stream: {mode: upsert, dedup_keys: [_kafka_key]}\n`;
   assert.throws(() => parseJob(text, "job.yaml"), /upsert streams: default_stream/);
+});
+
+test("an upsert default_stream without a pattern applies to no topic, so it is not in the way", () => {
+  const text = `${job("athena", "  clicks: {mode: append}\n")}default_stream: {mode: upsert, dedup_keys: [id]}\n`;
+  const parsed = parseJob(text, "job.yaml");
+  assert.deepEqual(parsed.destination.targetEngines, ["athena"]);
+  assert.equal(parsed.defaultStream.mode, "upsert");
 });

@@ -1,8 +1,9 @@
 // Which topics a job selects, the skip reasons, and table names.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ConfigError } from "../../../src/config/config-error.ts";
 import { parseJob } from "../../../src/config/load-job.ts";
-import { selectTopics, TopicSelectionError, tableNameFor } from "../../../src/config/topics.ts";
+import { selectTopics, sharedTables, TopicSelectionError, tableNameFor } from "../../../src/config/topics.ts";
 
 const job = (kafka: string, streams = "") =>
   parseJob(`name: j\nsource:\n  kafka:\n    bootstrap_servers: [k:9092]\n${kafka}${streams}`, "job.yaml");
@@ -63,4 +64,29 @@ test("a pattern that matches nothing is an error listing the topics seen", () =>
 test("two topics on one table, or on a dead-letter table, are an error", () => {
   assert.throws(() => selectTopics(job("    topic_pattern: .*\n"), ["Orders", "orders"]), /Orders and orders/);
   assert.throws(() => selectTopics(job("    topic_pattern: .*\n"), ["orders", "orders__dlq"]), /table orders__dlq/);
+});
+
+test("one rule for two topics on one table: the listed streams when the job loads, the selected topics at a sync", () => {
+  assert.deepEqual(
+    sharedTables([
+      { topic: "Orders", table: "orders" },
+      { topic: "orders", table: "orders" },
+      { topic: "orders.dlq", table: "orders__dlq" },
+    ]),
+    [
+      { topic: "orders", table: "orders", other: "Orders" },
+      { topic: "orders", table: "orders__dlq", other: "Orders" },
+      { topic: "orders.dlq", table: "orders__dlq", other: "orders" },
+    ],
+  );
+  // Listed: a job file error at the stream's line.
+  assert.throws(
+    () => job("    topic_pattern: .*\n", "streams:\n  a.b: {mode: append}\n  c: {mode: append, table: a_b}\n"),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.issues.some((i) => i.line === 8 && /writes table a_b, as a\.b does/.test(i.message)),
+  );
+  // One listed, one selected by the pattern only: found when the cluster's topics are known.
+  const listedOne = job("    topic_pattern: .*\n", "streams:\n  c: {mode: append, table: a_b}\n");
+  assert.throws(() => selectTopics(listedOne, ["a.b", "c"]), /topics a\.b and c would both write table a_b/);
 });

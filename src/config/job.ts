@@ -1,0 +1,55 @@
+// The job, as the rest of floe sees it once the job file is loaded: a name, a source (the Kafka
+// cluster), a destination (the Iceberg catalog), and what to read from one into the other.
+// Camel-cased, defaults filled in, relative paths resolved against the job file's folder,
+// secrets wrapped. The unions say which settings go together (an upsert stream has dedup
+// keys), so a consumer never checks a combination the loader has checked.
+import type { DeclaredColumns } from "../decode/declared-columns.ts";
+import type { Destination } from "./destination.ts";
+import type { Source } from "./source.ts";
+
+export interface Job {
+  /** Names the default namespace (`<name>_topics`) and the default consumer group (`floe_<name>`). */
+  readonly name: string;
+  readonly source: Source;
+  readonly destination: Destination;
+  /** The consumer group the job's offsets are committed to (floe never joins it). */
+  readonly consumerGroup: string;
+  /** As written; matched against the whole topic name. Undefined: the topics are exactly those under `streams`. */
+  readonly topicPattern: string | undefined;
+  /** Partitions read in parallel. */
+  readonly maxThreads: number;
+  /** The namespace of the job's tables in the destination's catalog. */
+  readonly namespace: string;
+  /** Topic name -> its stream settings, as listed under `streams`. */
+  readonly streams: ReadonlyMap<string, StreamConfig>;
+  /** For a topic that topic_pattern selects and `streams` does not list. */
+  readonly defaultStream: StreamSettings;
+}
+
+export const STREAM_MODES = ["upsert", "append"] as const;
+/** What a bad message does: a row of the dead-letter table, a failed sync, or a count. */
+export const ON_ERROR = ["dlq", "fail", "skip"] as const;
+export type OnError = (typeof ON_ERROR)[number];
+
+/** upsert: one row per key (deletion vectors retire the old row). append: one row per message. */
+export type StreamSettings =
+  | {
+      readonly mode: "upsert";
+      readonly dedupKeys: readonly [string, ...string[]];
+      readonly onError: OnError;
+      /** Declared column types, in the order of the job file; empty when none. */
+      readonly columns: DeclaredColumns;
+    }
+  | {
+      readonly mode: "append";
+      /** Optional in append mode: when given, `_floe_id` hashes them; else `_floe_id` is null. */
+      readonly dedupKeys: readonly string[];
+      readonly onError: OnError;
+      readonly columns: DeclaredColumns;
+    };
+
+/** A stream listed under `streams`: its settings and the table it lands in. */
+export type StreamConfig = StreamSettings & {
+  /** The table name: `table` if given, else the topic name made an identifier (tableNameFor). */
+  readonly table: string;
+};

@@ -1,0 +1,40 @@
+// The zod pieces that the job file's sections share: identifiers, secrets, durations.
+import { z } from "zod";
+import { Secret } from "./secret.ts";
+
+/** Names that become catalog identifiers (namespace, table): safe in every engine's SQL without quoting. */
+const IDENTIFIER = /^[A-Za-z0-9_]+$/;
+
+export const identifier = z
+  .string()
+  .regex(IDENTIFIER, "must be letters, digits and _ (it becomes a catalog identifier)");
+
+export const nonEmpty = z.string().min(1, "must not be empty");
+
+export const secret = z
+  .string()
+  .min(1, "must not be empty")
+  .transform((value) => new Secret(value));
+
+/** A duration with its unit, "30s", "1500ms" or "2m", as milliseconds. */
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
+const DURATION_UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+
+export function duration(fallback: string, what: string) {
+  return z
+    .union([z.string(), z.number()])
+    .transform((value, ctx) => {
+      const match = typeof value === "string" ? DURATION.exec(value) : null;
+      if (!match) {
+        ctx.addIssue({
+          code: "custom",
+          message: `expected a duration with its unit ("30s", "1500ms" or "2m"), got ${JSON.stringify(value)}`,
+        });
+        return z.NEVER;
+      }
+      return Math.round(Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS]);
+    })
+    .pipe(z.int().min(1, "must be at least 1ms").max(3_600_000, "at most 1 hour (60m)"))
+    .prefault(fallback)
+    .describe(`${what} Default ${fallback}.`);
+}

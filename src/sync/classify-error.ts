@@ -1,0 +1,102 @@
+// What kind of failure ended a sync, and whether running it again unchanged may succeed: the
+// `failed` event's error, from which the CLI picks its exit code and a scheduler its retries.
+// Decided from the error's class, in this one function.
+import { ConfigError } from "../config/config-error.ts";
+import { TopicSelectionError } from "../config/topics.ts";
+import { DeclaredColumnError } from "../decode/infer-schema.ts";
+import {
+  CatalogAuthError,
+  CatalogError,
+  CatalogUnreachableError,
+  CommitConflictError,
+  CommitStateUnknownError,
+} from "../iceberg/catalog/catalog.ts";
+import { ValidationError } from "../iceberg/commit/validation-error.ts";
+import { ConsumerGroupActiveError } from "../kafka/commit-offsets.ts";
+import { KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
+import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
+import { ConcurrentSyncError } from "./offset-claim.ts";
+import { BadMessageError } from "./stream-batch.ts";
+
+export type SyncErrorKind =
+  /** The job does not fit what it finds (no topic selected, two topics on one table), or the job file is wrong. */
+  | "config"
+  /** A declared column contradicts the table's column. */
+  | "table-schema"
+  /** Messages expired unread (retention); going on needs the user's consent. */
+  | "data-loss"
+  /** Offsets beyond the end of the log: the partition is not the one that was read. */
+  | "offsets-ahead"
+  /** A bad message in a stream with on_error: fail. */
+  | "bad-message"
+  /** Another writer committed this job's messages meanwhile. */
+  | "concurrent-sync"
+  /** Another consumer is a member of the job's consumer group. */
+  | "consumer-group-active"
+  /** Kafka or the catalog could not be reached, or did not answer. */
+  | "connection"
+  /** The catalog refused the credentials or the privileges. */
+  | "auth"
+  /** The table moved under every commit attempt, or a concurrent change conflicts with this one. */
+  | "commit-conflict"
+  /** The catalog may or may not have applied a commit; the next sync finds out from the table. */
+  | "commit-state-unknown"
+  /** Any other failure Kafka reported. */
+  | "kafka"
+  /** Any other failure the catalog reported. */
+  | "catalog"
+  /** Anything else: a failure floe did not foresee. */
+  | "internal";
+
+export interface SyncError {
+  readonly kind: SyncErrorKind;
+  /** Running the sync again, unchanged, may succeed (later: once the other writer is done, the server is back). */
+  readonly retryable: boolean;
+  /** The error's class. */
+  readonly name: string;
+  readonly message: string;
+}
+
+const RETRYABLE: Readonly<Record<SyncErrorKind, boolean>> = {
+  config: false,
+  "table-schema": false,
+  "data-loss": false,
+  "offsets-ahead": false,
+  "bad-message": false,
+  "concurrent-sync": true,
+  "consumer-group-active": false,
+  connection: true,
+  auth: false,
+  "commit-conflict": true,
+  "commit-state-unknown": true,
+  kafka: true,
+  catalog: false,
+  internal: false,
+};
+
+export function classifyError(error: unknown): SyncError {
+  const kind = kindOf(error);
+  return {
+    kind,
+    retryable: RETRYABLE[kind],
+    name: error instanceof Error ? error.name : typeof error,
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
+function kindOf(error: unknown): SyncErrorKind {
+  if (error instanceof ConfigError || error instanceof TopicSelectionError) return "config";
+  if (error instanceof DeclaredColumnError) return "table-schema";
+  if (error instanceof MessagesLostError) return "data-loss";
+  if (error instanceof OffsetsAheadError) return "offsets-ahead";
+  if (error instanceof BadMessageError) return "bad-message";
+  if (error instanceof ConcurrentSyncError) return "concurrent-sync";
+  if (error instanceof ConsumerGroupActiveError) return "consumer-group-active";
+  if (error instanceof KafkaConnectionError || error instanceof CatalogUnreachableError) return "connection";
+  if (error instanceof CatalogAuthError) return "auth";
+  if (error instanceof CommitConflictError || error instanceof ValidationError) return "commit-conflict";
+  if (error instanceof CommitStateUnknownError) return "commit-state-unknown";
+  if (error instanceof KafkaError) return "kafka";
+  if (error instanceof CatalogError) return "catalog";
+  return "internal";
+}

@@ -1,0 +1,98 @@
+// The command line as a user meets it, with no service running: usage, flags that are wrong, a
+// job file that is wrong, and the exit codes they give (src/cli/exit-codes.ts). Each case runs
+// `node src/cli/main.ts ...` in a child process; nothing here reaches Kafka or a catalog.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const main = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "floe-cli-args-"));
+
+function floe(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [main, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
+test("--help lists every command; each command's --help shows its options, an example and its exit codes", async () => {
+  const top = await floe("--help");
+  assert.equal(top.code, 0);
+  for (const command of ["sync", "check", "config"]) assert.match(top.stdout, new RegExp(`\\n  ${command}\\b`));
+  for (const [args, options] of [
+    [
+      ["sync", "--help"],
+      ["--config <file>", "--json", "--accept-data-loss", "--max-messages-per-commit", "--wait"],
+    ],
+    [
+      ["check", "--help"],
+      ["--config <file>", "--json", "--sample <messages>"],
+    ],
+    [["config", "schema", "--help"], []],
+  ] as const) {
+    const help = await floe(...args);
+    assert.equal(help.code, 0, args.join(" "));
+    for (const option of options) assert.ok(help.stdout.includes(option), `${args.join(" ")}: ${option}`);
+    assert.match(help.stdout, /Example:/);
+    assert.match(help.stdout, /Exit codes: 0/);
+  }
+  assert.match((await floe("--version")).stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test("usage errors exit 2 and say what was wrong: unknown command or option, a missing --config, bad values", async () => {
+  const cases: [string[], RegExp][] = [
+    [["nosuch"], /unknown command 'nosuch'/],
+    [["sync", "--config", "job.yaml", "--no-such-flag"], /unknown option '--no-such-flag'/],
+    [["sync"], /required option '-c, --config <file>' not specified/],
+    [["check"], /required option '-c, --config <file>' not specified/],
+    [["sync", "--config", "job.yaml", "--max-messages-per-commit", "0"], /expected a positive integer/],
+    [["sync", "--config", "job.yaml", "--max-messages-per-commit", "1.5"], /expected a positive integer/],
+    [["sync", "--config", "job.yaml", "--wait", "-3"], /expected a number of seconds/],
+    [["check", "--config", "job.yaml", "--sample", "some"], /--sample must be a whole number of messages, got some/],
+  ];
+  for (const [args, message] of cases) {
+    const outcome = await floe(...args);
+    assert.equal(outcome.code, 2, `${args.join(" ")}: ${outcome.stderr}`);
+    assert.match(outcome.stderr, message, args.join(" "));
+    assert.equal(outcome.stdout, "");
+  }
+});
+
+test("a job file that is missing or wrong exits 2 before any connection, naming file, line and path", async () => {
+  const missing = await floe("sync", "--config", join(dir, "none.yaml"));
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /none\.yaml: cannot read the job file: ENOENT/);
+
+  const file = join(dir, "bad.yaml");
+  writeFileSync(
+    file,
+    "name: bad\nsource:\n  kafka:\n    bootstrap_servers: [nohost]\n    security: {protocol: SASL_SSL}\nstreams:\n  t: {mode: upsert}\n",
+  );
+  for (const command of ["sync", "check"]) {
+    const outcome = await floe(command, "--config", file, "--json");
+    assert.equal(outcome.code, 2, outcome.stderr);
+    const { error } = JSON.parse(outcome.stdout) as { error: string };
+    assert.match(error, /bad\.yaml: 3 problems in job file/);
+    assert.match(error, /bad\.yaml:3:\d+: source\.kafka\.sasl: required when security\.protocol is SASL_SSL/);
+    assert.match(error, /bad\.yaml:4:\d+: source\.kafka\.bootstrap_servers\[0\]: expected host:port/);
+    assert.match(error, /bad\.yaml:7:\d+: streams\.t\.dedup_keys: required when mode is upsert/);
+  }
+});
+
+test("config schema prints the job file's JSON Schema and exits 0", async () => {
+  const outcome = await floe("config", "schema");
+  assert.equal(outcome.code, 0, outcome.stderr);
+  const schema = JSON.parse(outcome.stdout) as { $schema: string; title: string; required: string[] };
+  assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.equal(schema.title, "floe job file");
+  assert.deepEqual(schema.required, ["name", "source"]);
+  const config = await floe("config");
+  assert.equal(config.code, 2, "a command group without its subcommand is a usage error");
+  assert.match(config.stderr, /schema\s+print the JSON Schema of the job file/);
+});

@@ -1,0 +1,80 @@
+// The kind of every failure a sync can end with, and whether running it again may help: what the
+// failed event carries, and what the CLI's exit code and a scheduler's retries are chosen from.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError } from "../../../src/config/config-error.ts";
+import { TopicSelectionError } from "../../../src/config/topics.ts";
+import { DeclaredColumnError } from "../../../src/decode/infer-schema.ts";
+import {
+  CatalogAuthError,
+  CatalogRequestError,
+  CatalogUnreachableError,
+  CommitConflictError,
+  CommitStateUnknownError,
+  NoSuchTableError,
+} from "../../../src/iceberg/catalog/catalog.ts";
+import { ValidationError } from "../../../src/iceberg/commit/validation-error.ts";
+import { ConsumerGroupActiveError } from "../../../src/kafka/commit-offsets.ts";
+import { KafkaConnectionError, KafkaError } from "../../../src/kafka/errors.ts";
+import { MessagesLostError, OffsetsAheadError } from "../../../src/kafka/plan.ts";
+import { KafkaReadError } from "../../../src/kafka/read.ts";
+import { classifyError } from "../../../src/sync/classify-error.ts";
+import { ConcurrentSyncError } from "../../../src/sync/offset-claim.ts";
+import { newRunId } from "../../../src/sync/run-id.ts";
+import { BadMessageError } from "../../../src/sync/stream-batch.ts";
+
+test("each error class has its kind; retryable says whether the same sync, run again, may succeed", () => {
+  const lost = {
+    topic: "t",
+    partition: 0,
+    resumeOffset: 1n,
+    startFrom: "table" as const,
+    logStartOffset: 5n,
+    lost: 4n,
+  };
+  const cases: [unknown, string, boolean][] = [
+    [new ConfigError("job.yaml", [{ path: ["name"], message: "required" }]), "config", false],
+    [new TopicSelectionError("selects none"), "config", false],
+    [new DeclaredColumnError("amount", "the table has it as string"), "table-schema", false],
+    [new MessagesLostError([lost]), "data-loss", false],
+    [
+      new OffsetsAheadError([{ topic: "t", partition: 0, resumeOffset: 9n, startFrom: "table", highWatermark: 3n }]),
+      "offsets-ahead",
+      false,
+    ],
+    [new BadMessageError("t", 0, 3n, "not-json", "x"), "bad-message", false],
+    [new ConcurrentSyncError("another writer"), "concurrent-sync", true],
+    [
+      new ConsumerGroupActiveError({ group: "g", exists: true, state: "Stable", type: "classic", members: [] }),
+      "consumer-group-active",
+      false,
+    ],
+    [new KafkaConnectionError(["k:1"], "cannot connect", "check it"), "connection", true],
+    [new CatalogUnreachableError("loadTable ns.t", "refused"), "connection", true],
+    [new CatalogAuthError("loadTable ns.t", 403, "forbidden"), "auth", false],
+    [new CommitConflictError("assert-ref-snapshot-id failed"), "commit-conflict", true],
+    [new ValidationError("a deleted-from data file was compacted away"), "commit-conflict", true],
+    [new CommitStateUnknownError("commitTable ns.t", "HTTP 503"), "commit-state-unknown", true],
+    [new KafkaReadError("t", 0, 4n, "gone"), "kafka", true],
+    [new KafkaError("no watermark"), "kafka", true],
+    [new NoSuchTableError("loadTable ns.t"), "catalog", false],
+    [new CatalogRequestError("createTable ns.t", "bad request", 400), "catalog", false],
+    [new TypeError("x is undefined"), "internal", false],
+    ["a string", "internal", false],
+  ];
+  for (const [error, kind, retryable] of cases) {
+    const classified = classifyError(error);
+    assert.deepEqual([classified.kind, classified.retryable], [kind, retryable], String(error));
+    assert.equal(classified.message, error instanceof Error ? error.message : String(error));
+  }
+  assert.equal(classifyError(new ConcurrentSyncError("x")).name, "ConcurrentSyncError");
+});
+
+test("run ids are UUIDv7: the start time first, so that they sort by it, then random bits", () => {
+  const early = newRunId(1_700_000_000_000);
+  const late = newRunId(1_700_000_000_001);
+  assert.match(early, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.ok(early < late);
+  assert.equal(Number.parseInt(early.replaceAll("-", "").slice(0, 12), 16), 1_700_000_000_000);
+  assert.notEqual(newRunId(5), newRunId(5));
+});
