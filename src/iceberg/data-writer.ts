@@ -2,7 +2,9 @@
 // the current schema's field ids and the table's write properties, described as DataFile
 // entries ready for FastAppend or RowDelta. Writes are unpartitioned for now, so only a table
 // whose default spec is unpartitioned is accepted.
+
 import type * as arrow from "apache-arrow";
+import { IcebergError } from "./errors.ts";
 import { newDataFileLocation } from "./locations.ts";
 import { type ParquetCodec, writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
 import { type DataFile, FileContent } from "./spec/manifest.ts";
@@ -16,7 +18,7 @@ export async function writeDataFiles(
 ): Promise<DataFile[]> {
   const { metadata } = table;
   if (defaultSpec(metadata).fields.length > 0) {
-    throw new Error(`${table.name}: writing to a partitioned table is not supported yet`);
+    throw new IcebergError("unsupported", `${table.name}: writing to a partitioned table is not supported yet`);
   }
   const properties = metadata.properties;
   const target = options.targetFileSizeBytes ?? Number(properties["write.target-file-size-bytes"] ?? Number.NaN);

@@ -102,16 +102,20 @@ export class OAuth2ClientCredentials implements AuthSession {
             `check the client id and secret, and that scope "${scope}" is one the server grants`,
         );
       }
-      throw new CatalogRequestError(call, `token endpoint ${where} failed${detail}`, response.status);
+      throw new CatalogRequestError(call, `token endpoint ${where} failed${detail}`, { status: response.status });
     }
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
       body = JSON.parse(text);
     } catch {
-      throw new CatalogRequestError(call, `token endpoint ${where} answered with something other than JSON`);
+      throw new CatalogRequestError(call, `token endpoint ${where} answered with something other than JSON`, {
+        kind: "corrupt",
+      });
     }
     if (typeof body.access_token !== "string" || body.access_token === "") {
-      throw new CatalogRequestError(call, `token endpoint ${where} answered without an access_token`);
+      throw new CatalogRequestError(call, `token endpoint ${where} answered without an access_token`, {
+        kind: "corrupt",
+      });
     }
     const lifetimeMs =
       typeof body.expires_in === "number" ? body.expires_in * 1000 : jwtLifetimeMs(body.access_token, requestedAt);

@@ -10,6 +10,7 @@
 // GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
 // repeated POST could apply twice. A request that times out is not retried either: each attempt
 // would wait as long again for a server that does not answer.
+import { IcebergError } from "../errors.ts";
 import type { FileIO, FileIOFactory } from "../io/file-io.ts";
 import { localFileIO } from "../io/local-file-io.ts";
 import { parseJson, stringifyJson } from "../spec/json.ts";
@@ -153,7 +154,7 @@ interface ServerConfig {
   endpoints?: string[];
 }
 
-interface IcebergError {
+interface ErrorResponse {
   message: string;
   type: string | undefined;
   /** False when the body is not an IcebergErrorResponse (a web server's or a proxy's page). */
@@ -177,7 +178,10 @@ export class RestCatalog implements Catalog {
     this.#auth = auth;
     if (/^[a-z]+:\/\/[^/]*@/i.test(options.uri)) {
       // fetch refuses such URLs, quoting them whole, password included.
-      throw new TypeError("the catalog uri carries user:password; give credentials as `credential` instead");
+      throw new IcebergError(
+        "validation",
+        "the catalog uri carries user:password; give credentials as `credential` instead",
+      );
     }
     this.#base = options.uri.replace(/\/+$/, "");
   }
@@ -199,7 +203,7 @@ export class RestCatalog implements Catalog {
         throw new CatalogRequestError(
           call,
           `${error.message}; check \`warehouse\` (${JSON.stringify(this.#options.warehouse ?? "")}; on Unity: the catalog name)`,
-          response.status,
+          { status: response.status },
         );
       }
       throw this.#failureOf(call, response, error);
@@ -228,6 +232,7 @@ export class RestCatalog implements Catalog {
         `answered${status} ${what}. \`uri\` is the base that /v1/config hangs off, often with a path such as ` +
         `/api/catalog (Polaris); for Databricks Unity Catalog it is https://<workspace>${UNITY_ICEBERG_REST_PATH} ` +
         "(or use type: unity with workspace_url)",
+      { kind: "not-found" },
     );
   }
 
@@ -383,7 +388,7 @@ export class RestCatalog implements Catalog {
       "storage-credentials"?: { prefix: string; config: Record<string, string> }[];
     };
     if (typeof result.metadata !== "object" || result.metadata === null) {
-      throw new CatalogRequestError(call, "the response carries no table metadata");
+      throw new CatalogRequestError(call, "the response carries no table metadata", { kind: "corrupt" });
     }
     const metadata = tableMetadataFromJson(result.metadata);
     const config = result.config ?? {};
@@ -504,7 +509,9 @@ export class RestCatalog implements Catalog {
     try {
       return parseJson(text);
     } catch {
-      throw new CatalogRequestError(call, `the catalog answered ${response.url} with something other than JSON`);
+      throw new CatalogRequestError(call, `the catalog answered ${response.url} with something other than JSON`, {
+        kind: "corrupt",
+      });
     }
   }
 
@@ -512,7 +519,7 @@ export class RestCatalog implements Catalog {
    * The IcebergErrorResponse's message and type; for anything else, the start of a plain-text
    * body, or only the title of an HTML page (a whole page in an error message helps no one).
    */
-  async #errorOf(response: Response): Promise<IcebergError> {
+  async #errorOf(response: Response): Promise<ErrorResponse> {
     const text = this.#auth.redact(await response.text());
     try {
       const error = (JSON.parse(text) as { error?: { message?: unknown; type?: unknown } }).error;
@@ -545,7 +552,7 @@ export class RestCatalog implements Catalog {
   #failureOf(
     call: string,
     response: Response,
-    error: IcebergError,
+    error: ErrorResponse,
     mapping: { notFound?: typeof NoSuchTableError | typeof NoSuchNamespaceError } = {},
   ): Error {
     const where = redactUrl(response.url);
@@ -572,9 +579,9 @@ export class RestCatalog implements Catalog {
         if (error.type === "NoSuchNamespaceException") return new NoSuchNamespaceError(call, error.message);
         if (error.type === "NoSuchTableException") return new NoSuchTableError(call, error.message);
         if (mapping.notFound) return new mapping.notFound(call, error.message);
-        return new CatalogRequestError(call, `${error.message} (${where})`, 404);
+        return new CatalogRequestError(call, `${error.message} (${where})`, { status: 404 });
       default:
-        return new CatalogRequestError(call, error.message, response.status);
+        return new CatalogRequestError(call, error.message, { status: response.status });
     }
   }
 }

@@ -4,6 +4,7 @@
 // table's config carries short-lived cloud credentials. Authentication is a personal access
 // token, or OAuth M2M: a service principal's client id/secret exchanged at
 // <workspace>/oidc/v1/token for a token of scope all-apis.
+import { IcebergError } from "../errors.ts";
 import type { RestCatalogOptions } from "./rest-catalog.ts";
 
 export interface UnityOptions {
@@ -22,15 +23,22 @@ export function unityCatalogOptions(options: UnityOptions): RestCatalogOptions {
   const workspace = workspaceOrigin(options.workspaceUrl);
   const oauth = options.clientId !== undefined || options.clientSecret !== undefined;
   if (options.token !== undefined && oauth) {
-    throw new TypeError(
+    throw new IcebergError(
+      "validation",
       "unity catalog: give either a personal access token or an OAuth client id and secret, not both",
     );
   }
   if (oauth && (!options.clientId || !options.clientSecret)) {
-    throw new TypeError("unity catalog: OAuth M2M needs both the service principal's client id and its secret");
+    throw new IcebergError(
+      "validation",
+      "unity catalog: OAuth M2M needs both the service principal's client id and its secret",
+    );
   }
   if (!oauth && !options.token) {
-    throw new TypeError("unity catalog: give a personal access token, or an OAuth client id and secret");
+    throw new IcebergError(
+      "validation",
+      "unity catalog: give a personal access token, or an OAuth client id and secret",
+    );
   }
   return {
     name: options.catalog,
@@ -54,7 +62,7 @@ function workspaceOrigin(url: string): string {
   try {
     parsed = new URL(withScheme);
   } catch {
-    throw new TypeError(`unity catalog: workspace URL ${JSON.stringify(url)} is not a URL`);
+    throw new IcebergError("validation", `unity catalog: workspace URL ${JSON.stringify(url)} is not a URL`);
   }
   return parsed.origin;
 }

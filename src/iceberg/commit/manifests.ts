@@ -5,6 +5,7 @@ import { inheritFromManifestFile } from "../avro/inheritance.ts";
 import { readManifestList as decodeManifestList, writeManifestList } from "../avro/manifest-list.ts";
 import { readManifest } from "../avro/manifest-reader.ts";
 import { ManifestWriter, type NewManifestFile } from "../avro/manifest-writer.ts";
+import { decodingFile } from "../errors.ts";
 import { newMetadataFileLocation } from "../locations.ts";
 import { EntryStatus, type ManifestContent, type ManifestEntry, type ManifestFile } from "../spec/manifest.ts";
 import type { Snapshot } from "../spec/snapshot.ts";
@@ -27,15 +28,17 @@ function cached<T>(cache: Map<string, Promise<T>>, key: string, load: () => Prom
 }
 
 export function readManifestList(table: Table, snapshot: Snapshot): Promise<ManifestFile[]> {
-  return cached(manifestLists, snapshot.manifestList, async () =>
-    decodeManifestList(await table.io.read(snapshot.manifestList)),
-  );
+  return cached(manifestLists, snapshot.manifestList, async () => {
+    const bytes = await table.io.read(snapshot.manifestList);
+    return decodingFile(snapshot.manifestList, () => decodeManifestList(bytes));
+  });
 }
 
 /** The live (ADDED and EXISTING) entries of a committed manifest, with inherited values filled in. */
 export function readManifestEntries(table: Table, manifest: ManifestFile): Promise<ManifestEntry[]> {
   return cached(manifestEntries, manifest.manifestPath, async () => {
-    const { entries } = readManifest(await table.io.read(manifest.manifestPath));
+    const bytes = await table.io.read(manifest.manifestPath);
+    const { entries } = decodingFile(manifest.manifestPath, () => readManifest(bytes));
     return inheritFromManifestFile(entries, manifest).filter((e) => e.status !== EntryStatus.DELETED);
   });
 }

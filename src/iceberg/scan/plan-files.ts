@@ -5,6 +5,7 @@
 // sequence number) is taken, since a correct writer's newer DV includes the older's positions.
 
 import { readManifestEntries, readManifestList } from "../commit/manifests.ts";
+import { IcebergError } from "../errors.ts";
 import {
   type DataFile,
   type DeletionVectorFile,
@@ -31,9 +32,10 @@ export interface FileSnapshot {
   deletionVectors: Map<string, LiveFile<DeletionVectorFile>>;
 }
 
-export class UnsupportedDeleteFileError extends Error {
+export class UnsupportedDeleteFileError extends IcebergError {
   constructor(table: string, path: string) {
     super(
+      "unsupported",
       `${table}: ${path} is a position or equality delete file; floe reads deletion vectors only (v3 tables written by v3 writers)`,
     );
     this.name = "UnsupportedDeleteFileError";

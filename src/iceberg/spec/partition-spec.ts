@@ -1,5 +1,6 @@
 // Partition specs (spec "Partitioning"). Partition field ids start at 1000; a manifest's
 // partition struct uses those ids, and the unpartitioned spec has id 0 and no fields.
+import { IcebergError } from "../errors.ts";
 import type { Schema } from "./schema.ts";
 import { fieldById } from "./schema.ts";
 import type { IcebergType } from "./types.ts";
@@ -79,8 +80,12 @@ export function partitionSpecFromJson(json: unknown): PartitionSpec {
 /** The type of a partition value, the column type of the manifest's partition struct. */
 export function partitionResultType(field: PartitionField, schema: Schema): IcebergType {
   const source = fieldById(schema, field.sourceId);
-  if (!source)
-    throw new TypeError(`partition field ${field.name}: source field id ${field.sourceId} is not in the schema`);
+  if (!source) {
+    throw new IcebergError(
+      "validation",
+      `partition field ${field.name}: source field id ${field.sourceId} is not in the schema`,
+    );
+  }
   switch (field.transform.kind) {
     case "identity":
     case "truncate":
