@@ -1,9 +1,10 @@
 // The error model of iceberg/: each kind's retryable flag, the kinds of the classes callers tell
-// apart, what an HTTP status says.
+// apart, what an HTTP status says, and the commit loop retrying exactly what the kind allows.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   AlreadyExistsError,
+  type Catalog,
   CatalogAuthError,
   CatalogError,
   CatalogRequestError,
@@ -11,10 +12,12 @@ import {
   CommitConflictError,
   CommitStateUnknownError,
   kindOfStatus,
+  type LoadedTable,
   NamespaceNotEmptyError,
   NoSuchNamespaceError,
   NoSuchTableError,
 } from "../../../src/iceberg/catalog/catalog.ts";
+import { commitWithRetries } from "../../../src/iceberg/commit/retry.ts";
 import { ValidationError } from "../../../src/iceberg/commit/validation-error.ts";
 import {
   decodingFile,
@@ -28,6 +31,9 @@ import { UnsupportedLocationError } from "../../../src/iceberg/io/file-io.ts";
 import { localFileIO } from "../../../src/iceberg/io/local-file-io.ts";
 import { ColumnTypeError } from "../../../src/iceberg/parquet/column-builders.ts";
 import { UnsupportedDeleteFileError } from "../../../src/iceberg/scan/plan-files.ts";
+import { unpartitioned } from "../../../src/iceberg/spec/partition-spec.ts";
+import { newTableMetadata } from "../../../src/iceberg/spec/table-update.ts";
+import { Table } from "../../../src/iceberg/table.ts";
 
 test("only conflicts, unknown commit outcomes and failures on the way are worth retrying", () => {
   const retryable = ICEBERG_ERROR_KINDS.filter((kind) => new IcebergError(kind, "x").retryable);
@@ -140,6 +146,80 @@ test("a local file that is not there is not-found, naming it", async () => {
   await assert.rejects(localFileIO("/", {}).read("/nonexistent/floe/metadata.json"), (e: unknown) => {
     assert.equal(errorKind(e), "not-found");
     assert.match((e as Error).message, /^cannot read \/nonexistent\/floe\/metadata\.json: ENOENT/);
+    return true;
+  });
+});
+
+/** A table whose catalog fails each commit with the next error of `failures`, then accepts. */
+function scriptedTable(failures: Error[]): { table: Table; commits: () => number; refreshes: () => number } {
+  const metadata = newTableMetadata(
+    { location: "/tmp/floe-retry", schema: { schemaId: 0, fields: [] }, spec: unpartitioned },
+    0n,
+  );
+  const loaded: LoadedTable = {
+    identifier: { namespace: ["ns"], name: "t" },
+    metadata: { ...metadata, properties: { "commit.retry.min-wait-ms": "1", "commit.retry.max-wait-ms": "2" } },
+    metadataLocation: "/tmp/floe-retry/metadata/00000.metadata.json",
+    io: localFileIO("/", {}),
+  };
+  let commits = 0;
+  let refreshes = 0;
+  const catalog = {
+    name: "scripted",
+    loadTable: async () => {
+      refreshes++;
+      return loaded;
+    },
+    commitTable: async () => {
+      const failure = failures[commits++];
+      if (failure) throw failure;
+      return loaded;
+    },
+  } as unknown as Catalog;
+  return { table: new Table(catalog, loaded), commits: () => commits, refreshes: () => refreshes };
+}
+
+const request = async () => ({ requirements: [], updates: [] });
+
+test("the commit loop retries conflicts, unknown outcomes and failures on the way", async () => {
+  const { table, commits, refreshes } = scriptedTable([
+    new CommitConflictError("commitTable ns.t: branch main moved"),
+    new CommitStateUnknownError("commitTable ns.t", "HTTP 502: bad gateway"),
+    new CatalogUnreachableError("commitTable ns.t", "ECONNREFUSED"),
+    new CatalogRequestError("commitTable ns.t", "slow down", { status: 429 }),
+  ]);
+  await commitWithRetries(table, request);
+  assert.equal(commits(), 5);
+  assert.equal(refreshes(), 4);
+});
+
+test("the commit loop throws at once what retrying cannot fix", async () => {
+  for (const error of [
+    new CatalogRequestError("commitTable ns.t", "invalid update", { status: 400 }),
+    new CatalogAuthError("commitTable ns.t", 403, "denied"),
+    new NoSuchTableError("commitTable ns.t"),
+    new Error("a bug"),
+  ]) {
+    const { table, commits, refreshes } = scriptedTable([error]);
+    await assert.rejects(commitWithRetries(table, request), (e: unknown) => e === error);
+    assert.equal(commits(), 1, error.message);
+    assert.equal(refreshes(), 0, error.message);
+  }
+});
+
+test("giving up keeps the last failure's kind", async () => {
+  const conflicts = scriptedTable(Array.from({ length: 10 }, () => new CommitConflictError("moved")));
+  await assert.rejects(commitWithRetries(conflicts.table, request), (e: unknown) => {
+    assert.ok(e instanceof CommitConflictError, String(e));
+    assert.match((e as Error).message, /^ns\.t: gave up after 10 commit attempts; last error: moved$/);
+    return true;
+  });
+  const unknown = scriptedTable(
+    Array.from({ length: 10 }, () => new CommitStateUnknownError("commitTable ns.t", "502")),
+  );
+  await assert.rejects(commitWithRetries(unknown.table, request), (e: unknown) => {
+    assert.equal(errorKind(e), "commit-state-unknown");
+    assert.ok((e as Error).cause instanceof CommitStateUnknownError);
     return true;
   });
 });
