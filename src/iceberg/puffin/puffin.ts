@@ -5,6 +5,7 @@
 // payload is LZ4-compressed. floe writes it uncompressed and, like PyIceberg and DuckDB, does not read
 // a compressed footer. Bytes in, bytes out: reading and writing files is the IO layer's.
 import { IcebergError } from "../errors.ts";
+import { parseJson, stringifyJson } from "../spec/json.ts";
 
 export const PUFFIN_MAGIC = Uint8Array.of(0x50, 0x46, 0x41, 0x31);
 /** FooterPayloadSize + Flags + closing Magic. */
@@ -133,31 +134,26 @@ export function blobBytes(file: Uint8Array, blob: Pick<BlobMetadata, "offset" | 
 // Java's FileMetadataParser order: type, fields, snapshot-id, sequence-number, offset, length,
 // compression-codec, properties; empty property maps are left out.
 function footerJson(metadata: FileMetadata): string {
-  const blobs = metadata.blobs.map((b) => {
-    let json = `{"type":${JSON.stringify(b.type)},"fields":${JSON.stringify(b.fields)}`;
-    json += `,"snapshot-id":${b.snapshotId},"sequence-number":${b.sequenceNumber}`;
-    json += `,"offset":${b.offset},"length":${b.length}`;
-    if (b.compressionCodec !== undefined) json += `,"compression-codec":${JSON.stringify(b.compressionCodec)}`;
-    if (Object.keys(b.properties).length > 0) json += `,"properties":${JSON.stringify(b.properties)}`;
-    return `${json}}`;
+  const blobs = metadata.blobs.map((b) => ({
+    type: b.type,
+    fields: b.fields,
+    "snapshot-id": b.snapshotId,
+    "sequence-number": b.sequenceNumber,
+    offset: b.offset,
+    length: b.length,
+    ...(b.compressionCodec === undefined ? {} : { "compression-codec": b.compressionCodec }),
+    ...(Object.keys(b.properties).length > 0 ? { properties: b.properties } : {}),
+  }));
+  return stringifyJson({
+    blobs,
+    ...(Object.keys(metadata.properties).length > 0 ? { properties: metadata.properties } : {}),
   });
-  let json = `{"blobs":[${blobs.join(",")}]`;
-  if (Object.keys(metadata.properties).length > 0) json += `,"properties":${JSON.stringify(metadata.properties)}`;
-  return `${json}}`;
 }
-
-// Snapshot ids are int64: take their digits from the source text rather than through a double.
-const LONG_KEYS = new Set(["snapshot-id", "sequence-number"]);
-type Reviver = (this: unknown, key: string, value: unknown) => unknown;
-const reviveLongs = ((key: string, value: unknown, context?: { source?: string }) => {
-  if (LONG_KEYS.has(key) && typeof value === "number" && context?.source !== undefined) return BigInt(context.source);
-  return value;
-}) as Reviver;
 
 function parseFileMetadata(text: string): FileMetadata {
   let json: unknown;
   try {
-    json = JSON.parse(text, reviveLongs);
+    json = parseJson(text);
   } catch (error) {
     throw new IcebergError("corrupt", `Puffin footer is not JSON: ${(error as Error).message}`);
   }
@@ -194,6 +190,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function long(v: unknown, what: string): bigint {
   if (typeof v === "bigint") return v;
+  if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
   throw new IcebergError("corrupt", `${what} is missing or not an integer`);
 }
 
