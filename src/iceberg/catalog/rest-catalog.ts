@@ -1,8 +1,10 @@
 // Iceberg REST catalog client (apache/iceberg open-api/rest-catalog-open-api.yaml), a thin
 // layer over fetch. It first calls GET /v1/config: the catalog's properties are the server's
 // `defaults`, then the client's, then the server's `overrides`; they give the route `prefix`,
-// the `namespace-separator` and the `endpoints` the server offers. Table metadata is parsed
-// with the BigInt-safe JSON parser: snapshot ids are int64s.
+// the `namespace-separator` and the `endpoints` the server offers. Responses are read with the
+// int64-safe JSON parser (snapshot ids are int64s) and the schemas of rest-responses.ts: an
+// answer that is not what the spec says is a corrupt IcebergError naming the call, the URL and
+// the JSON path of the problem.
 //
 // Status codes follow the spec and Java's ErrorHandlers: 404 is NoSuchTable/NoSuchNamespace,
 // 409 AlreadyExists (create) or CommitFailed (commit), and on commit 500, 502, 503 and 504
@@ -10,11 +12,12 @@
 // GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
 // repeated POST could apply twice. A request that times out is not retried either: each attempt
 // would wait as long again for a server that does not answer.
+
+import type { z } from "zod";
 import { IcebergError } from "../errors.ts";
 import type { FileIO, FileIOFactory } from "../io/file-io.ts";
 import { localFileIO } from "../io/local-file-io.ts";
-import { parseJson, stringifyJson } from "../spec/json.ts";
-import { tableMetadataFromJson } from "../spec/table-metadata.ts";
+import { isJsonObject, parseDocument, parseJson, readJsonDocument, stringifyJson } from "../spec/json.ts";
 import {
   CommitConflictError,
   createTableRequestJson,
@@ -43,6 +46,16 @@ import {
 import { networkFailure, redactUrl, sleep } from "./http.ts";
 import { OAuth2ClientCredentials } from "./oauth2.ts";
 import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
+import {
+  type ConfigResponse,
+  commitTableResponseJson,
+  configResponseJson,
+  errorResponseJson,
+  type LoadTableResult,
+  listNamespacesResponseJson,
+  listTablesResponseJson,
+  loadTableResultJson,
+} from "./rest-responses.ts";
 import { UNITY_ICEBERG_REST_PATH } from "./unity.ts";
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -147,13 +160,6 @@ interface RequestOptions {
   commit?: boolean;
 }
 
-/** The ConfigResponse of GET /v1/config. */
-interface ServerConfig {
-  defaults?: Record<string, string>;
-  overrides?: Record<string, string>;
-  endpoints?: string[];
-}
-
 interface ErrorResponse {
   message: string;
   type: string | undefined;
@@ -210,14 +216,12 @@ export class RestCatalog implements Catalog {
     }
     let config: unknown;
     try {
-      config = await this.#json(call, response);
+      config = parseJson(await response.text());
     } catch {
       throw this.#notIcebergRest(call, response, "a body that is not JSON");
     }
-    if (typeof config !== "object" || config === null || Array.isArray(config)) {
-      throw this.#notIcebergRest(call, response, "JSON that is not a catalog configuration");
-    }
-    this.#configureWith(config as ServerConfig);
+    if (!isJsonObject(config)) throw this.#notIcebergRest(call, response, "JSON that is not a catalog configuration");
+    this.#configureWith(parseDocument(configResponseJson, config, this.#document(call, "ConfigResponse", response)));
   }
 
   /**
@@ -236,25 +240,26 @@ export class RestCatalog implements Catalog {
     );
   }
 
-  #configureWith(config: ServerConfig): void {
+  #configureWith(config: ConfigResponse): void {
     const client = {
       ...this.#options.properties,
       ...(this.#options.warehouse === undefined ? {} : { warehouse: this.#options.warehouse }),
     };
-    this.#properties = { ...config.defaults, ...client, ...config.overrides };
+    this.#properties = { ...(config.defaults ?? {}), ...client, ...(config.overrides ?? {}) };
     this.#paths = new RestPaths(
       this.#properties.prefix,
       this.#properties["namespace-separator"] ?? DEFAULT_NAMESPACE_SEPARATOR,
     );
-    if (Array.isArray(config.endpoints)) this.#endpoints = new Set(config.endpoints);
+    if (config.endpoints) this.#endpoints = new Set(config.endpoints);
   }
 
   async listNamespaces(parent?: readonly string[]): Promise<string[][]> {
     const call = parent?.length ? `listNamespaces ${namespaceToString(parent)}` : "listNamespaces";
-    const pages = await this.#pages(call, this.#paths.namespaces(), "namespaces", {
-      parent: parent?.length ? this.#paths.parentParam(parent) : undefined,
+    const query = { parent: parent?.length ? this.#paths.parentParam(parent) : undefined };
+    return this.#pages(call, this.#paths.namespaces(), query, async (response) => {
+      const page = await this.#read(call, response, listNamespacesResponseJson, "ListNamespacesResponse");
+      return { items: page.namespaces, next: page["next-page-token"] };
     });
-    return pages as string[][];
   }
 
   async createNamespace(
@@ -298,10 +303,10 @@ export class RestCatalog implements Catalog {
 
   async listTables(namespace: readonly string[]): Promise<TableIdentifier[]> {
     const call = `listTables ${namespaceToString(namespace)}`;
-    const identifiers = (await this.#pages(call, this.#paths.tables(namespace), "identifiers", {})) as {
-      namespace: string[];
-      name: string;
-    }[];
+    const identifiers = await this.#pages(call, this.#paths.tables(namespace), {}, async (response) => {
+      const page = await this.#read(call, response, listTablesResponseJson, "ListTablesResponse");
+      return { items: page.identifiers, next: page["next-page-token"] };
+    });
     return identifiers.map((i) => ({ namespace: i.namespace, name: i.name }));
   }
 
@@ -319,7 +324,7 @@ export class RestCatalog implements Catalog {
     const call = `loadTable ${identifierToString(identifier)}`;
     const response = await this.#send(call, "GET", this.#paths.table(identifier));
     if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
-    return this.#loadResult(call, identifier, await this.#json(call, response));
+    return this.#loaded(identifier, await this.#read(call, response, loadTableResultJson, "LoadTableResult"));
   }
 
   async createTable(identifier: TableIdentifier, table: TableCreation): Promise<LoadedTable> {
@@ -329,7 +334,7 @@ export class RestCatalog implements Catalog {
     });
     if (response.status === 409) throw new AlreadyExistsError(call, (await this.#errorOf(response)).message);
     if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
-    return this.#loadResult(call, identifier, await this.#json(call, response));
+    return this.#loaded(identifier, await this.#read(call, response, loadTableResultJson, "LoadTableResult"));
   }
 
   async dropTable(identifier: TableIdentifier, options: { purge?: boolean } = {}): Promise<void> {
@@ -371,8 +376,8 @@ export class RestCatalog implements Catalog {
       }
     }
     // CommitTableResponse has no config: the table keeps the config of its last load.
-    const result = (await this.#json(call, response)) as Record<string, unknown>;
-    return this.#loadResult(call, identifier, {
+    const result = await this.#read(call, response, commitTableResponseJson, "CommitTableResponse");
+    return this.#loaded(identifier, {
       ...result,
       config: this.#tableConfig.get(identifierToString(identifier)) ?? {},
     });
@@ -380,24 +385,14 @@ export class RestCatalog implements Catalog {
 
   async close(): Promise<void> {}
 
-  #loadResult(call: string, identifier: TableIdentifier, json: unknown): LoadedTable {
-    const result = json as {
-      metadata?: unknown;
-      "metadata-location"?: unknown;
-      config?: Record<string, string>;
-      "storage-credentials"?: { prefix: string; config: Record<string, string> }[];
-    };
-    if (typeof result.metadata !== "object" || result.metadata === null) {
-      throw new CatalogRequestError(call, "the response carries no table metadata", { kind: "corrupt" });
-    }
-    const metadata = tableMetadataFromJson(result.metadata);
+  #loaded(identifier: TableIdentifier, result: LoadTableResult): LoadedTable {
     const config = result.config ?? {};
     this.#tableConfig.set(identifierToString(identifier), config);
     return {
       identifier,
-      metadata,
-      metadataLocation: String(result["metadata-location"] ?? ""),
-      io: this.#fileIO(metadata.location, config, result["storage-credentials"] ?? []),
+      metadata: result.metadata,
+      metadataLocation: result["metadata-location"] ?? "",
+      io: this.#fileIO(result.metadata.location, config, result["storage-credentials"] ?? []),
     };
   }
 
@@ -417,22 +412,21 @@ export class RestCatalog implements Catalog {
     return factory(location, { ...this.#properties, ...config, ...credential?.config });
   }
 
-  /** Follows next-page-token until the listing ends. */
-  async #pages(
+  /** Follows next-page-token until the listing ends; `read` reads one page's items and token. */
+  async #pages<T>(
     call: string,
     path: string,
-    key: "namespaces" | "identifiers",
     query: Record<string, string | undefined>,
-  ): Promise<unknown[]> {
-    const items: unknown[] = [];
+    read: (response: Response) => Promise<{ items: readonly T[]; next: string | null | undefined }>,
+  ): Promise<T[]> {
+    const items: T[] = [];
     let pageToken: string | undefined;
     do {
       const response = await this.#send(call, "GET", path, { query: { ...query, pageToken } });
       if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
-      const page = (await this.#json(call, response)) as Record<string, unknown>;
-      items.push(...((page[key] ?? []) as unknown[]));
-      const next = page["next-page-token"];
-      pageToken = typeof next === "string" && next !== "" ? next : undefined;
+      const page = await read(response);
+      items.push(...page.items);
+      pageToken = page.next ? page.next : undefined;
     } while (pageToken !== undefined);
     return items;
   }
@@ -504,15 +498,13 @@ export class RestCatalog implements Catalog {
     }
   }
 
-  async #json(call: string, response: Response): Promise<unknown> {
-    const text = await response.text();
-    try {
-      return parseJson(text);
-    } catch {
-      throw new CatalogRequestError(call, `the catalog answered ${response.url} with something other than JSON`, {
-        kind: "corrupt",
-      });
-    }
+  /** The body of a successful response as the spec's document `name`. */
+  async #read<T extends z.ZodType>(call: string, response: Response, schema: T, name: string): Promise<z.output<T>> {
+    return readJsonDocument(schema, await response.text(), this.#document(call, name, response));
+  }
+
+  #document(call: string, name: string, response: Response): string {
+    return `${call}: the catalog's ${name} (${redactUrl(response.url)})`;
   }
 
   /**
@@ -521,14 +513,12 @@ export class RestCatalog implements Catalog {
    */
   async #errorOf(response: Response): Promise<ErrorResponse> {
     const text = this.#auth.redact(await response.text());
-    try {
-      const error = (JSON.parse(text) as { error?: { message?: unknown; type?: unknown } }).error;
-      if (error && typeof error.message === "string") {
-        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined, iceberg: true };
-      }
-    } catch {
-      // A web server's or a proxy's page.
+    const parsed = errorResponseJson.safeParse(jsonOrUndefined(text));
+    if (parsed.success) {
+      const { message, type } = parsed.data.error;
+      return { message, type: type ?? undefined, iceberg: true };
     }
+    // Not an IcebergErrorResponse: a web server's or a proxy's page.
     const trimmed = text.trim();
     if (/html/i.test(response.headers.get("content-type") ?? "") || /^<(!doctype|html)/i.test(trimmed)) {
       const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim().replace(/\s+/g, " ");
@@ -583,5 +573,13 @@ export class RestCatalog implements Catalog {
       default:
         return new CatalogRequestError(call, error.message, { status: response.status });
     }
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return undefined;
   }
 }

@@ -137,6 +137,80 @@ test("a commit sends identifier, requirements and updates with exact int64s", as
   });
 });
 
+test("a response that is not the spec's document is corrupt, naming the call, the URL and the JSON path", async () => {
+  const url = `${server.uri}${tablePath}`;
+  const noUuid = tableMetadataJson();
+  delete noUuid["table-uuid"];
+  const cases: [() => Promise<unknown>, string, () => void][] = [
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): metadata.table-uuid: expected a string, got nothing`,
+      () => server.routes.set(`GET ${tablePath}`, () => ({ json: { metadata: noUuid } })),
+    ],
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): metadata.last-column-id: expected a 32-bit integer, got nothing`,
+      () => {
+        const noLastColumnId = tableMetadataJson();
+        delete noLastColumnId["last-column-id"];
+        server.routes.set(`GET ${tablePath}`, () => ({ json: { metadata: noLastColumnId } }));
+      },
+    ],
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): metadata.format-version: expected 1, 2 or 3, got nothing`,
+      () => server.routes.set(`GET ${tablePath}`, () => ({ json: { metadata: {} } })),
+    ],
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): config["s3.region"]: expected a string, got 1`,
+      () =>
+        server.routes.set(`GET ${tablePath}`, () => ({
+          json: { metadata: tableMetadataJson(), config: { "s3.region": 1 } },
+        })),
+    ],
+    [
+      () => catalog.commitTable(id, [], [{ action: "set-properties", updates: { k: "v" } }]),
+      `commitTable kafka_topics.orders: the catalog's CommitTableResponse (${url}): metadata-location: expected a string, got nothing`,
+      () => server.routes.set(`POST ${tablePath}`, () => ({ json: { metadata: tableMetadataJson() } })),
+    ],
+    [
+      () => catalog.listTables(["kafka_topics"]),
+      `listTables kafka_topics: the catalog's ListTablesResponse (${server.uri}/v1/namespaces/kafka_topics/tables): identifiers[0].name: expected a string, got nothing`,
+      () =>
+        server.routes.set("GET /v1/namespaces/kafka_topics/tables", () => ({
+          json: { identifiers: [{ namespace: ["kafka_topics"] }] },
+        })),
+    ],
+    [
+      () => catalog.listNamespaces(),
+      `listNamespaces: the catalog's ListNamespacesResponse (${server.uri}/v1/namespaces): namespaces: expected an array, got an object`,
+      () => server.routes.set("GET /v1/namespaces", () => ({ json: { namespaces: { a: 1 } } })),
+    ],
+  ];
+  const catalog = await connect();
+  for (const [call, message, route] of cases) {
+    route();
+    await assert.rejects(call(), (error: unknown) => {
+      assert.equal(errorKind(error), "corrupt", String(error));
+      assert.equal((error as Error).message, message);
+      return true;
+    });
+  }
+});
+
+test("a config whose properties are not strings is corrupt; a non-object config is not an Iceberg endpoint", async () => {
+  server.routes.set("GET /v1/config", () => ({ json: { defaults: { prefix: 7 } } }));
+  await assert.rejects(connect(), (error: unknown) => {
+    assert.equal(errorKind(error), "corrupt", String(error));
+    assert.equal(
+      (error as Error).message,
+      `getConfig: the catalog's ConfigResponse (${server.uri}/v1/config): defaults.prefix: expected a string, got 7`,
+    );
+    return true;
+  });
+});
+
 test("commit statuses: 409 conflict, 500/502/503/504 unknown, 404 no table, 400 bad request", async () => {
   const catalog = await connect();
   const commit = () => catalog.commitTable(id, [], [{ action: "set-properties", updates: {} }]);
