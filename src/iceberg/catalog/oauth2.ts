@@ -4,7 +4,7 @@
 // access token as a bearer token. The token is cached and fetched anew shortly before it
 // expires (expires_in, else the JWT's exp claim), and after a 401.
 import { z } from "zod";
-import { object, parseJson, readJsonDocument, received, string } from "../spec/json.ts";
+import { describeValue, object, parseJson, readJsonDocument, string } from "../spec/json.ts";
 import type { AuthSession } from "./auth.ts";
 import { redactSecrets } from "./auth.ts";
 import { CatalogAuthError, CatalogRequestError, CatalogUnreachableError } from "./catalog.ts";
@@ -121,7 +121,9 @@ export class OAuth2ClientCredentials implements AuthSession {
 const tokenResponseJson = object({
   access_token: string.refine((token) => token !== "", { error: "expected a token, got an empty string" }),
   token_type: string.nullish(),
-  expires_in: z.number({ error: (issue) => `expected a number of seconds, got ${received(issue.input)}` }).nullish(),
+  expires_in: z
+    .number({ error: (issue) => `expected a number of seconds, got ${describeValue(issue.input)}` })
+    .nullish(),
 });
 
 /** RFC 6749 5.2: the error response. */

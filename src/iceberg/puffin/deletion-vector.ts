@@ -20,7 +20,9 @@ export function encodeDeletionVector(positions: RoaringPositionBitmap, runOptimi
   if (positions.isEmpty()) throw new RangeError("a deletion vector needs at least one position");
   const layout = positions.portableLayout(runOptimize);
   const length = 4 + layout.size;
-  if (length + 8 > 0x7fffffff) throw new RangeError(`deletion vector of ${length + 8} bytes is over 2 GiB`);
+  if (length + 8 > 0x7fffffff) {
+    throw new IcebergError("unsupported", `deletion vector of ${length + 8} bytes is over 2 GiB`);
+  }
   const blob = new Uint8Array(length + 8);
   const view = new DataView(blob.buffer);
   view.setUint32(0, length);

@@ -57,7 +57,7 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** A JSON value as a problem message shows it. */
-export function received(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -72,33 +72,33 @@ export function received(value: unknown): string {
 export const int64 = z.custom<number | bigint>().transform((value, ctx): bigint => {
   const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
   if (typeof n === "bigint" && n >= INT64_MIN && n <= INT64_MAX) return n;
-  ctx.addIssue({ code: "custom", message: `expected a 64-bit integer, got ${received(value)}` });
+  ctx.addIssue({ code: "custom", message: `expected a 64-bit integer, got ${describeValue(value)}` });
   return z.NEVER;
 });
 
 /** A JSON integer of 32 bits (field ids, schema and spec ids, counts). */
 export const int32 = z.custom<number>(
   (value) => typeof value === "number" && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
-  { error: (issue) => `expected a 32-bit integer, got ${received(issue.input)}` },
+  { error: (issue) => `expected a 32-bit integer, got ${describeValue(issue.input)}` },
 );
 
-export const string = z.string({ error: (issue) => `expected a string, got ${received(issue.input)}` });
+export const string = z.string({ error: (issue) => `expected a string, got ${describeValue(issue.input)}` });
 
-export const boolean = z.boolean({ error: (issue) => `expected true or false, got ${received(issue.input)}` });
+export const boolean = z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` });
 
 /** A map of string to string (table properties, REST config). */
 export const stringMap = z.record(z.string(), string, {
-  error: (issue) => `expected an object of strings, got ${received(issue.input)}`,
+  error: (issue) => `expected an object of strings, got ${describeValue(issue.input)}`,
 });
 
 /** An array of `item`, saying so when it is something else. */
 export function array<T extends z.ZodType>(item: T) {
-  return z.array(item, { error: (issue) => `expected an array, got ${received(issue.input)}` });
+  return z.array(item, { error: (issue) => `expected an array, got ${describeValue(issue.input)}` });
 }
 
 /** A JSON object with these fields; other fields are allowed (and dropped unless the caller keeps them). */
 export function object<T extends z.ZodRawShape>(shape: T) {
-  return z.looseObject(shape, { error: (issue) => `expected an object, got ${received(issue.input)}` });
+  return z.looseObject(shape, { error: (issue) => `expected an object, got ${describeValue(issue.input)}` });
 }
 
 /**

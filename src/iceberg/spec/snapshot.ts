@@ -1,6 +1,6 @@
 // Snapshots (spec "Snapshots") and the v3 row-lineage fields they carry.
 import { z } from "zod";
-import { int32, int64, object, received, string } from "./json.ts";
+import { describeValue, int32, int64, object, string } from "./json.ts";
 
 export type SnapshotOperation = "append" | "replace" | "overwrite" | "delete";
 
@@ -44,7 +44,7 @@ const OPERATIONS = ["append", "replace", "overwrite", "delete"] as const;
 
 const summaryJson = object({
   operation: z.enum(OPERATIONS, {
-    error: (issue) => `expected one of ${OPERATIONS.join(", ")}, got ${received(issue.input)}`,
+    error: (issue) => `expected one of ${OPERATIONS.join(", ")}, got ${describeValue(issue.input)}`,
   }),
 }).catchall(string);
 

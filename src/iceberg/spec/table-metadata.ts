@@ -4,13 +4,13 @@ import { z } from "zod";
 import { IcebergError } from "../errors.ts";
 import {
   array,
+  describeValue,
   int32,
   int64,
   isJsonObject,
   object,
   oneOf,
   parseDocument,
-  received,
   refused,
   string,
   stringMap,
@@ -134,7 +134,7 @@ const modelledKeys = new Set([
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const tableUuid = string.refine((value) => UUID.test(value), {
-  error: (issue) => `expected a UUID, got ${received(issue.input)}`,
+  error: (issue) => `expected a UUID, got ${describeValue(issue.input)}`,
 });
 
 const sortOrderJson = object({ "order-id": int32, fields: array(z.unknown()) }).transform(
@@ -143,7 +143,7 @@ const sortOrderJson = object({ "order-id": int32, fields: array(z.unknown()) }).
 
 const refJson = object({
   "snapshot-id": int64,
-  type: z.enum(["branch", "tag"], { error: (issue) => `expected branch or tag, got ${received(issue.input)}` }),
+  type: z.enum(["branch", "tag"], { error: (issue) => `expected branch or tag, got ${describeValue(issue.input)}` }),
 });
 
 const snapshotLogJson = object({ "timestamp-ms": int64, "snapshot-id": int64 });
@@ -269,8 +269,8 @@ export const tableMetadataJson: z.ZodType<TableMetadata> = oneOf((value) => {
     });
   }
   return isJsonObject(value)
-    ? refused(`expected 1, 2 or 3, got ${received(version)}`, { path: ["format-version"] })
-    : refused(`expected an object, got ${received(value)}`);
+    ? refused(`expected 1, 2 or 3, got ${describeValue(version)}`, { path: ["format-version"] })
+    : refused(`expected an object, got ${describeValue(value)}`);
 });
 
 /** `json` as table metadata; a document that is not is an IcebergError naming `document` and the JSON path. */

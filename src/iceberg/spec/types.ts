@@ -1,7 +1,18 @@
 // Iceberg data types (spec: "Schemas and Data Types"). Primitive types are their spec names;
 // nested types carry the field ids of their children, because readers resolve columns by id.
 import { z } from "zod";
-import { array, boolean, int32, isJsonObject, object, oneOf, received, refused, string, UNSUPPORTED } from "./json.ts";
+import {
+  array,
+  boolean,
+  describeValue,
+  int32,
+  isJsonObject,
+  object,
+  oneOf,
+  refused,
+  string,
+  UNSUPPORTED,
+} from "./json.ts";
 
 export type PrimitiveTypeName =
   | "boolean"
@@ -241,7 +252,8 @@ export const icebergTypeJson: z.ZodType<IcebergType> = oneOf((value) => {
   if (typeof value === "string") return primitiveTypeJson;
   const nested = isJsonObject(value) && typeof value.type === "string" ? nestedTypes[value.type] : undefined;
   return (
-    nested ?? refused(`expected a type (a type name, or an object of type struct, list or map), got ${received(value)}`)
+    nested ??
+    refused(`expected a type (a type name, or an object of type struct, list or map), got ${describeValue(value)}`)
   );
 });
 
