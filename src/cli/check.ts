@@ -3,10 +3,12 @@
 // partition and where reading would start), and, from a sample of each topic's messages, the
 // columns a sync would write and the `columns:` to declare where the sample mixes types. It
 // reads that sample and writes nothing.
+
 import type { Command } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
+import { stringifyJson } from "../iceberg/spec/json.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
 import { catalogConfig, kafkaConnection } from "../sync/connect.ts";
 import { checkTargetEngines, planSync, type SyncPlan } from "../sync/plan-sync.ts";
@@ -75,7 +77,7 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
 }
 
 function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>): string {
-  return JSON.stringify(
+  return stringifyJson(
     {
       job,
       topics: plan.targets.map((t) => {
@@ -102,8 +104,7 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
       recreated: plan.recreated,
       messagesToRead: plan.offsets.offsetsToRead,
     },
-    (_key, value) => (typeof value === "bigint" ? value.toString() : value),
-    2,
+    { bigints: "strings", indent: 2 },
   );
 }
 
