@@ -258,7 +258,7 @@ export class RestCatalog implements Catalog {
     const query = { parent: parent?.length ? this.#paths.parentParam(parent) : undefined };
     return this.#pages(call, this.#paths.namespaces(), query, async (response) => {
       const page = await this.#read(call, response, listNamespacesResponseJson, "ListNamespacesResponse");
-      return { items: page.namespaces, next: page["next-page-token"] };
+      return { items: page.namespaces ?? [], next: page["next-page-token"] };
     });
   }
 
@@ -305,7 +305,7 @@ export class RestCatalog implements Catalog {
     const call = `listTables ${namespaceToString(namespace)}`;
     const identifiers = await this.#pages(call, this.#paths.tables(namespace), {}, async (response) => {
       const page = await this.#read(call, response, listTablesResponseJson, "ListTablesResponse");
-      return { items: page.identifiers, next: page["next-page-token"] };
+      return { items: page.identifiers ?? [], next: page["next-page-token"] };
     });
     return identifiers.map((i) => ({ namespace: i.namespace, name: i.name }));
   }

@@ -1,12 +1,14 @@
 // The response documents of the Iceberg REST catalog (open-api/rest-catalog-open-api.yaml) that
-// floe reads, as schemas: what the spec requires is required, optional fields may be absent or
-// null, and fields floe does not use are allowed and ignored. Table metadata inside a response
-// is read by the same schema as a metadata file.
+// floe reads, as schemas: what floe needs is required and of the spec's type, optional fields
+// may be absent or null, and fields floe does not use are allowed and ignored. Where servers
+// are known to leave out what the spec requires (a config without defaults or overrides, an
+// error without its code), the field is optional. Table metadata inside a response is read by
+// the same schema as a metadata file.
 import type { z } from "zod";
 import { array, int32, object, string, stringMap } from "../spec/json.ts";
 import { tableMetadataJson } from "../spec/table-metadata.ts";
 
-/** GET /v1/config. */
+/** CatalogConfig, the answer of GET /v1/config. */
 export const configResponseJson = object({
   defaults: stringMap.nullish(),
   overrides: stringMap.nullish(),
@@ -33,15 +35,15 @@ export const commitTableResponseJson = object({
 
 const nextPageToken = string.nullish();
 
-/** ListNamespacesResponse. */
+/** ListNamespacesResponse; the spec requires no field, an absent list is empty. */
 export const listNamespacesResponseJson = object({
-  namespaces: array(array(string)),
+  namespaces: array(array(string)).nullish(),
   "next-page-token": nextPageToken,
 });
 
-/** ListTablesResponse. */
+/** ListTablesResponse; the spec requires no field, an absent list is empty. */
 export const listTablesResponseJson = object({
-  identifiers: array(object({ namespace: array(string), name: string })),
+  identifiers: array(object({ namespace: array(string), name: string })).nullish(),
   "next-page-token": nextPageToken,
 });
 
