@@ -3,9 +3,11 @@
 // partition and where reading would start), and, from a sample of each topic's messages, the
 // columns a sync would write and the `columns:` to declare where the sample mixes types. It
 // reads that sample and writes nothing.
+
 import type { Command } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
+import { stringifyJson } from "../iceberg/spec/json.ts";
 import type { SyncPlan } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -68,7 +70,7 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
 }
 
 function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>): string {
-  return JSON.stringify(
+  return stringifyJson(
     {
       job,
       topics: plan.targets.map((t) => {
@@ -95,8 +97,7 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
       recreated: plan.recreated,
       messagesToRead: plan.offsets.offsetsToRead,
     },
-    (_key, value) => (typeof value === "bigint" ? value.toString() : value),
-    2,
+    { bigints: "strings", indent: 2 },
   );
 }
 

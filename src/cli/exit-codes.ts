@@ -9,7 +9,10 @@ export const ExitCode = {
   DATA_LOSS: 3,
   /** Reading stopped early (broker loss, rebalance, Ctrl-C): what was read landed; run again to resume. */
   PARTIAL: 4,
-  /** Another process is syncing the job, or committed its messages while this run read them; run again later. */
+  /**
+   * Another process is syncing the job, or committed its messages while this run read them, or
+   * other writers kept committing to a table through every commit retry; run again later.
+   */
   BUSY: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,6 +1,8 @@
 // How a command reports a failure: one line (or the job file's problems) on stderr, or a JSON
-// object with --json, and an exit code that says what kind of failure it was (the kind the
-// sync's error classification gives it).
+// object with --json, and an exit code that says what kind of failure it was. Both come from
+// the sync's one classification of errors (sync/classify-error.ts): its kind and whether a
+// retry can help go into the JSON, for a script or a scheduler that decides whether to try again.
+import { stringifyJson } from "../iceberg/spec/json.ts";
 import { MessagesLostError } from "../kafka/plan.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { classifyError } from "../sync/classify-error.ts";
@@ -9,11 +11,15 @@ import { ExitCode } from "./exit-codes.ts";
 export function fail(command: string, error: unknown, json: boolean): ExitCode {
   const message = error instanceof Error ? error.message : String(error);
   if (json) {
-    // Expired messages per partition, as the report's lostMessages, so that a script can act on them.
-    const body = error instanceof MessagesLostError ? { error: message, lostMessages: error.lost } : { error: message };
-    process.stdout.write(
-      `${JSON.stringify(body, (_key, value) => (typeof value === "bigint" ? value.toString() : value))}\n`,
-    );
+    const { kind, retryable } = classifyError(error);
+    const body = {
+      error: message,
+      kind,
+      retryable,
+      // Expired messages per partition, as the report's lostMessages, so that a script can act on them.
+      ...(error instanceof MessagesLostError ? { lostMessages: error.lost } : {}),
+    };
+    process.stdout.write(`${stringifyJson(body, { bigints: "strings" })}\n`);
   } else {
     const hint =
       error instanceof MessagesLostError ? "\nRun again with --accept-data-loss to go on; the loss is reported." : "";
@@ -31,6 +37,8 @@ function exitCode(error: unknown): ExitCode {
     case "data-loss":
       return ExitCode.DATA_LOSS;
     case "concurrent-sync":
+    // Other writers kept committing to a table through all the commit retries: a later run can land.
+    case "commit-conflict":
       return ExitCode.BUSY;
     default:
       return ExitCode.FAILED;

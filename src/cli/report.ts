@@ -1,11 +1,12 @@
 // The sync report: a table on the terminal, or JSON for scripts (--json). Numbers only; no
 // secret is ever part of a report.
 import type { SkippedTopic } from "../config/topics.ts";
+import { stringifyJson } from "../iceberg/spec/json.ts";
 import type { RecreatedTopic } from "../sync/plan-sync.ts";
 import type { SyncReport } from "../sync/sync.ts";
 
 export function reportToJson(report: SyncReport): string {
-  return JSON.stringify(report, (_key, value) => (typeof value === "bigint" ? value.toString() : value), 2);
+  return stringifyJson(report, { bigints: "strings", indent: 2 });
 }
 
 export function reportToText(report: SyncReport): string {

@@ -11,6 +11,7 @@
 //
 // Converters trust that SchemaInference has seen the value: they convert, they do not check.
 // A value of the wrong shape that reaches one is a bug, and the column builder refuses it.
+import { stringifyJson } from "../iceberg/spec/json.ts";
 import { type IcebergType, isPrimitive, typeToString } from "../iceberg/spec/types.ts";
 import type { JsonValue } from "./json-message.ts";
 import { timestampMicros } from "./timestamp.ts";
@@ -73,6 +74,6 @@ export function jsonText(value: JsonValue): string {
     return JSON.stringify(value);
   } catch {
     // Only a bigint makes JSON.stringify throw here, and only the rare message that has one.
-    return JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? JSON.rawJSON(v.toString()) : v));
+    return stringifyJson(value);
   }
 }

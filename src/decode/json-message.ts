@@ -20,6 +20,7 @@
 //   below always sends it to the reviver, which sees it;
 // - a value nested deeper than MAX_NESTING_DEPTH (reason "too-deep"): the JSON text of nested
 //   values and JSON.parse's reviver recurse, and overflow the stack a few thousand levels down.
+import { parseJson } from "../iceberg/spec/json.ts";
 
 /** A JSON value as floe holds it: integers beyond 2^53 are bigints, the rest is JSON.parse's. */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
@@ -205,7 +206,6 @@ function describeJson(value: unknown): string {
   return `a JSON ${typeof value === "bigint" ? "number" : typeof value}`;
 }
 
-type ReviverContext = { source?: string };
 const INTEGER_LITERAL = /^-?\d+$/;
 /** A literal whose digits before the exponent are not all zero. */
 const NON_ZERO_LITERAL = /^-?[0.]*[1-9]/;
@@ -217,30 +217,24 @@ interface OutOfRange {
   source: string;
 }
 
-/** JSON.parse with a reviver that reads each number's source text (see the header comment). */
+/** The int64-safe parser, looking at each number's source text (see the header comment). */
 function parseWithSourceText(text: string): {
   value: unknown;
   wholeDecimals: Set<string> | undefined;
   outOfRange: OutOfRange | undefined;
 } {
-  // The reviver runs bottom-up and cannot tell the root's fields from nested ones yet: keep
-  // each candidate with its holder, and keep those whose holder turns out to be the root.
+  // The parser visits numbers bottom-up and cannot tell the root's fields from nested ones yet:
+  // keep each candidate with its holder, and keep those whose holder turns out to be the root.
   const candidates: { holder: unknown; key: string }[] = [];
   let outOfRange: OutOfRange | undefined;
-  const reviver = function (this: unknown, key: string, value: unknown, context: ReviverContext) {
-    if (typeof value !== "number" || context.source === undefined) return value;
-    const source = context.source;
-    if (INTEGER_LITERAL.test(source)) {
-      return Number.isSafeInteger(value) ? value : BigInt(source);
+  const value = parseJson(text, (holder, key, number, source) => {
+    if (INTEGER_LITERAL.test(source)) return;
+    if (!Number.isFinite(number) || (number === 0 && NON_ZERO_LITERAL.test(source))) {
+      outOfRange ??= { holder, key, source };
+    } else if (Number.isInteger(number)) {
+      candidates.push({ holder, key });
     }
-    if (!Number.isFinite(value) || (value === 0 && NON_ZERO_LITERAL.test(source))) {
-      outOfRange ??= { holder: this, key, source };
-    } else if (Number.isInteger(value)) {
-      candidates.push({ holder: this, key });
-    }
-    return value;
-  };
-  const value: unknown = JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]);
+  });
   const topLevel = candidates.filter((c) => c.holder === value).map((c) => c.key);
   return { value, wholeDecimals: topLevel.length === 0 ? undefined : new Set(topLevel), outOfRange };
 }

@@ -1,10 +1,13 @@
 // Rows -> data files of a table: Parquet files written under the table's data location with
-// the current schema's field ids and the table's write properties, described as DataFile
-// entries ready for FastAppend or RowDelta. Writes are unpartitioned for now, so only a table
-// whose default spec is unpartitioned is accepted.
+// the current schema's field ids and the table's write properties (compression codec, target
+// file size, metrics modes), described as DataFile entries ready for FastAppend or RowDelta.
+// Writes are unpartitioned for now, so only a table whose default spec is unpartitioned is
+// accepted.
 import type * as arrow from "apache-arrow";
+import { IcebergError } from "./errors.ts";
 import { newDataFileLocation } from "./locations.ts";
-import { type ParquetCodec, writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
+import { compressionCodec } from "./parquet/compression-codec.ts";
+import { writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
 import { type DataFile, FileContent } from "./spec/manifest.ts";
 import { currentSchema, defaultSpec } from "./spec/table-metadata.ts";
 import type { Table } from "./table.ts";
@@ -15,13 +18,15 @@ export async function writeDataFiles(
   options: { targetFileSizeBytes?: number } = {},
 ): Promise<DataFile[]> {
   const { metadata } = table;
-  if (defaultSpec(metadata).fields.length > 0) {
-    throw new Error(`${table.name}: writing to a partitioned table is not supported yet`);
-  }
   const properties = metadata.properties;
+  // Before any file is written: a codec floe does not write fails the write, it never falls back.
+  const codec = compressionCodec(properties, table.name);
+  if (defaultSpec(metadata).fields.length > 0) {
+    throw new IcebergError("unsupported", `${table.name}: writing to a partitioned table is not supported yet`);
+  }
   const target = options.targetFileSizeBytes ?? Number(properties["write.target-file-size-bytes"] ?? Number.NaN);
   const written = writeParquetFiles(rows, currentSchema(metadata), {
-    codec: (properties["write.parquet.compression-codec"] as ParquetCodec | undefined) ?? "zstd",
+    codec,
     ...(Number.isFinite(target) && target > 0 ? { targetFileSizeBytes: target } : {}),
     properties,
   });

@@ -6,12 +6,12 @@ import { TopicSelectionError } from "../config/topics.ts";
 import { DeclaredColumnError } from "../decode/infer-schema.ts";
 import {
   CatalogAuthError,
-  CatalogError,
   CatalogUnreachableError,
   CommitConflictError,
   CommitStateUnknownError,
 } from "../iceberg/catalog/catalog.ts";
 import { ValidationError } from "../iceberg/commit/validation-error.ts";
+import { IcebergError } from "../iceberg/errors.ts";
 import { ConsumerGroupActiveError } from "../kafka/commit-offsets.ts";
 import { KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
@@ -43,7 +43,7 @@ export type SyncErrorKind =
   | "commit-state-unknown"
   /** Any other failure Kafka reported. */
   | "kafka"
-  /** Any other failure the catalog reported. */
+  /** Any other failure the catalog or a table's files reported (not found, corrupt, unsupported, refused). */
   | "catalog"
   /** Anything else: a failure floe did not foresee. */
   | "internal";
@@ -97,6 +97,20 @@ function kindOf(error: unknown): SyncErrorKind {
   if (error instanceof CommitConflictError || error instanceof ValidationError) return "commit-conflict";
   if (error instanceof CommitStateUnknownError) return "commit-state-unknown";
   if (error instanceof KafkaError) return "kafka";
-  if (error instanceof CatalogError) return "catalog";
+  // Any other Iceberg failure (a catalog, a file, a table's content), by the kind it carries.
+  if (error instanceof IcebergError) {
+    switch (error.kind) {
+      case "io":
+        return "connection";
+      case "auth":
+        return "auth";
+      case "conflict":
+        return "commit-conflict";
+      case "commit-state-unknown":
+        return "commit-state-unknown";
+      default:
+        return "catalog";
+    }
+  }
   return "internal";
 }

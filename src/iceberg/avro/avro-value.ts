@@ -6,7 +6,9 @@
 // Values are those of spec/single-value.ts: int/date -> number, long/time/timestamp* -> bigint,
 // float/double -> number, string, boolean, binary/fixed -> Uint8Array, uuid -> its text form,
 // decimal -> the unscaled bigint; and struct -> IdStruct, list -> array, map -> Map.
+
 import { Buffer } from "node:buffer";
+import { IcebergError } from "../errors.ts";
 import { bytesToUuid, decodeDecimal, uuidToBytes } from "../spec/single-value.ts";
 import type { IcebergType, StructType } from "../spec/types.ts";
 import { type AvroSchema, avroName, decimalRequiredBytes } from "./avro-schema.ts";
@@ -17,7 +19,7 @@ export type IdStruct = ReadonlyMap<number, unknown>;
 /** The value of a required field: a record without it is not valid Iceberg metadata. */
 export function requiredField(struct: IdStruct, field: { id: number; name: string }): unknown {
   const value = struct.get(field.id);
-  if (value === undefined) throw new TypeError(`${field.name} (field id ${field.id}) is missing`);
+  if (value === undefined) throw new IcebergError("corrupt", `${field.name} (field id ${field.id}) is missing`);
   return value;
 }
 
@@ -122,14 +124,16 @@ class DecoderBuilder {
 
   private lookup(name: string): { schema: SchemaObject; decode: Decode } {
     const named = this.named.get(name) ?? this.named.get(name.slice(name.lastIndexOf(".") + 1));
-    if (!named) throw new TypeError(`Avro schema refers to undefined type ${name}`);
+    if (!named) throw new IcebergError("corrupt", `Avro schema refers to undefined type ${name}`);
     return named;
   }
 
   /** Iceberg allows one union shape only: null and one type. */
   private union(branches: readonly AvroSchema[]): Decode {
     const nonNull = branches.filter((b) => b !== "null");
-    if (nonNull.length !== 1) throw new TypeError(`unsupported Avro union ${JSON.stringify(branches)}`);
+    if (nonNull.length !== 1) {
+      throw new IcebergError("corrupt", `Avro union ${JSON.stringify(branches)} is not null and one type`);
+    }
     const decode = this.decoder(nonNull[0]!);
     return (v) => (v === null ? null : decode(v));
   }
@@ -170,7 +174,9 @@ class DecoderBuilder {
   private arrayMap(items: AvroSchema): Decode {
     const entry = this.entryRecord(items);
     const [key, value] = entry.fields as SchemaObject[];
-    if (!key || !value) throw new TypeError(`Avro map entry ${String(entry.name)} needs a key and a value field`);
+    if (!key || !value) {
+      throw new IcebergError("corrupt", `Avro map entry ${String(entry.name)} needs a key and a value field`);
+    }
     const [keyName, decodeKey] = [String(key.name), this.decoder(key.type as AvroSchema)];
     const [valueName, decodeValue] = [String(value.name), this.decoder(value.type as AvroSchema)];
     return (v) =>
@@ -184,7 +190,9 @@ class DecoderBuilder {
   private entryRecord(items: AvroSchema): SchemaObject {
     if (Array.isArray(items)) {
       const nonNull = items.filter((b) => b !== "null");
-      if (nonNull.length !== 1) throw new TypeError(`unsupported Avro union ${JSON.stringify(items)}`);
+      if (nonNull.length !== 1) {
+        throw new IcebergError("corrupt", `Avro union ${JSON.stringify(items)} is not null and one type`);
+      }
       return this.entryRecord(nonNull[0]!);
     }
     if (typeof items === "string") return this.lookup(items).schema;

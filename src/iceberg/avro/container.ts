@@ -6,9 +6,11 @@
 // so Iceberg's `field-id` attributes survive. Avro longs are int64: they map to bigint.
 // We write `deflate` (what Java writes, and a codec every Avro reader must support); we read
 // `null`, `deflate` and `zstandard`, the codecs Iceberg writers offer bar snappy.
+
 import { Buffer } from "node:buffer";
 import { deflateRawSync, inflateRawSync, zstdDecompressSync } from "node:zlib";
 import avsc from "avsc";
+import { IcebergError } from "../errors.ts";
 import type { AvroSchema } from "./avro-schema.ts";
 
 const int64 = avsc.types.LongType.__with({
@@ -73,12 +75,14 @@ export function writeAvroFile(file: AvroFile): Uint8Array {
 export function readAvroFile(bytes: Uint8Array): AvroFile {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const { value: header, offset: start } = headerType.decode(buf, 0);
-  if (start < 0 || !MAGIC.equals(header.magic)) throw new Error("not an Avro object container file");
+  if (start < 0 || !MAGIC.equals(header.magic)) throw new IcebergError("corrupt", "not an Avro object container file");
   const meta = header.meta as Record<string, Buffer>;
   const schema = JSON.parse(String(meta["avro.schema"])) as AvroSchema;
   const codec = meta["avro.codec"] === undefined ? "null" : String(meta["avro.codec"]);
   const decompress = codecs.get(codec);
-  if (!decompress) throw new Error(`unsupported Avro codec ${codec}`);
+  if (!decompress) {
+    throw new IcebergError("unsupported", `Avro codec ${codec}: floe reads null, deflate and zstandard`);
+  }
   const type = avroType(schema);
   const sync = header.sync as Buffer;
 
@@ -88,16 +92,20 @@ export function readAvroFile(bytes: Uint8Array): AvroFile {
     const count = longType.decode(buf, pos);
     const size = longType.decode(buf, count.offset);
     const end = size.offset + size.value;
-    if (count.offset < 0 || size.offset < 0 || end + 16 > buf.length) throw new Error("truncated Avro block");
+    if (count.offset < 0 || size.offset < 0 || end + 16 > buf.length) {
+      throw new IcebergError("corrupt", "truncated Avro block");
+    }
     const data = decompress(buf.subarray(size.offset, end));
     let at = 0;
     for (let i = 0; i < count.value; i += 1) {
       const record = type.decode(data, at);
-      if (record.offset < 0) throw new Error("truncated Avro record");
+      if (record.offset < 0) throw new IcebergError("corrupt", "truncated Avro record");
       records.push(record.value);
       at = record.offset;
     }
-    if (!sync.equals(buf.subarray(end, end + 16))) throw new Error("Avro block does not end with the sync marker");
+    if (!sync.equals(buf.subarray(end, end + 16))) {
+      throw new IcebergError("corrupt", "Avro block does not end with the sync marker");
+    }
     pos = end + 16;
   }
 

@@ -1,6 +1,7 @@
 // manifest_entry and data_file (spec "Manifest Entry Fields", "Data File Fields") between our
 // model and id-keyed structs. Reading tolerates v1/v2 entries: fields they lack are left out
 // (v1 has no content column: every v1 file is data).
+import { IcebergError } from "../errors.ts";
 import {
   type ContentFile,
   type DataFile,
@@ -67,7 +68,7 @@ const fileFormats = new Set<string>(["PARQUET", "AVRO", "ORC", "PUFFIN"]);
 function fileFromStruct(struct: IdStruct): ContentFile {
   const get = <T>(field: { id: number }) => struct.get(field.id) as T | undefined;
   const format = String(requiredField(struct, D.fileFormat)).toUpperCase();
-  if (!fileFormats.has(format)) throw new TypeError(`unknown file_format ${format}`);
+  if (!fileFormats.has(format)) throw new IcebergError("corrupt", `unknown file_format ${format}`);
   const base = {
     filePath: requiredField(struct, D.filePath) as string,
     fileFormat: format as FileFormat,
@@ -99,7 +100,10 @@ function fileFromStruct(struct: IdStruct): ContentFile {
   if (content === FileContent.POSITION_DELETES && format === "PUFFIN") {
     const { referencedDataFile, contentOffset, contentSizeInBytes } = deletes;
     if (referencedDataFile === undefined || contentOffset === undefined || contentSizeInBytes === undefined) {
-      throw new TypeError(`deletion vector ${base.filePath} lacks its referenced data file or blob offset and size`);
+      throw new IcebergError(
+        "corrupt",
+        `deletion vector ${base.filePath} lacks its referenced data file or blob offset and size`,
+      );
     }
     return definedOnly<DeletionVectorFile>({
       ...deletes,

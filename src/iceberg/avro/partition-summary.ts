@@ -1,6 +1,7 @@
 // The manifest list's per-partition-field summary of a manifest (spec "Manifest Lists",
 // field_summary): whether any file's value is null or NaN, and the lower and upper bound of
 // the other values in single-value binary form. Like Java, every entry counts, deleted ones too.
+import { IcebergError } from "../errors.ts";
 import type { PartitionFieldSummary, PartitionValues } from "../spec/manifest.ts";
 import { encodeSingleValue, type SingleValue } from "../spec/single-value.ts";
 import type { PrimitiveType, StructType } from "../spec/types.ts";
@@ -11,7 +12,7 @@ export class PartitionSummary {
   constructor(partition: StructType) {
     this.fields = partition.fields.map((f) => {
       if (typeof f.type === "object" && f.type.kind !== "decimal" && f.type.kind !== "fixed") {
-        throw new TypeError(`partition field ${f.name} has a nested type`);
+        throw new IcebergError("validation", `partition field ${f.name} has a nested type`);
       }
       return new FieldStats(f.id, f.type);
     });

@@ -6,6 +6,7 @@
 //
 // Errors name the catalog call and the table ("loadTable kafka_topics.orders: ..."), so a
 // failing sync says what it was doing without a stack trace.
+import { IcebergError, type IcebergErrorKind } from "../errors.ts";
 import type { FileIO } from "../io/file-io.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
 import type { NewTable, TableRequirement, TableUpdate } from "../spec/table-update.ts";
@@ -64,11 +65,14 @@ export function identifierToString(identifier: TableIdentifier): string {
   return [...identifier.namespace, identifier.name].join(".");
 }
 
-/** Base of the catalog errors: `call` is the catalog call and its subject, e.g. "loadTable ns.t". */
-export class CatalogError extends Error {
+/**
+ * Base of the catalog errors: `call` is the catalog call and its subject, e.g. "loadTable ns.t".
+ * Each subclass has one kind; a CatalogError itself names its kind.
+ */
+export class CatalogError extends IcebergError {
   readonly call: string;
-  constructor(call: string, message: string, options?: ErrorOptions) {
-    super(`${call}: ${message}`, options);
+  constructor(kind: IcebergErrorKind, call: string, message: string, options?: ErrorOptions) {
+    super(kind, `${call}: ${message}`, options);
     this.name = "CatalogError";
     this.call = call;
   }
@@ -76,28 +80,28 @@ export class CatalogError extends Error {
 
 export class NoSuchTableError extends CatalogError {
   constructor(call: string, detail = "the table does not exist") {
-    super(call, detail);
+    super("not-found", call, detail);
     this.name = "NoSuchTableError";
   }
 }
 
 export class NoSuchNamespaceError extends CatalogError {
   constructor(call: string, detail = "the namespace does not exist") {
-    super(call, detail);
+    super("not-found", call, detail);
     this.name = "NoSuchNamespaceError";
   }
 }
 
 export class AlreadyExistsError extends CatalogError {
   constructor(call: string, detail = "it already exists") {
-    super(call, detail);
+    super("already-exists", call, detail);
     this.name = "AlreadyExistsError";
   }
 }
 
 export class NamespaceNotEmptyError extends CatalogError {
   constructor(call: string, detail = "the namespace still holds tables or namespaces") {
-    super(call, detail);
+    super("validation", call, detail);
     this.name = "NamespaceNotEmptyError";
   }
 }
@@ -109,7 +113,12 @@ export class NamespaceNotEmptyError extends CatalogError {
  */
 export class CommitStateUnknownError extends CatalogError {
   constructor(call: string, detail: string, options?: ErrorOptions) {
-    super(call, `commit state unknown: ${detail}; reload the table to see whether the commit landed`, options);
+    super(
+      "commit-state-unknown",
+      call,
+      `commit state unknown: ${detail}; reload the table to see whether the commit landed`,
+      options,
+    );
     this.name = "CommitStateUnknownError";
   }
 }
@@ -118,7 +127,7 @@ export class CommitStateUnknownError extends CatalogError {
 export class CatalogAuthError extends CatalogError {
   readonly status: number;
   constructor(call: string, status: number, detail: string) {
-    super(call, detail);
+    super("auth", call, detail);
     this.name = "CatalogAuthError";
     this.status = status;
   }
@@ -127,17 +136,44 @@ export class CatalogAuthError extends CatalogError {
 /** No connection to the catalog at all: refused, unknown host, TLS failure, timeout. */
 export class CatalogUnreachableError extends CatalogError {
   constructor(call: string, detail: string, options?: ErrorOptions) {
-    super(call, detail, options);
+    super("io", call, detail, options);
     this.name = "CatalogUnreachableError";
   }
 }
 
-/** Any other refusal: a malformed or invalid request (REST 400/406/422), a server error. */
+/**
+ * Any other refusal: a malformed or invalid request (REST 400/406/422), a server error, an
+ * answer that is not what the spec says. Its kind follows the HTTP status unless given.
+ */
 export class CatalogRequestError extends CatalogError {
   readonly status: number | undefined;
-  constructor(call: string, detail: string, status?: number) {
-    super(call, status === undefined ? detail : `HTTP ${status}: ${detail}`);
+  constructor(call: string, detail: string, options: { status?: number; kind?: IcebergErrorKind } = {}) {
+    const { status } = options;
+    super(options.kind ?? kindOfStatus(status), call, status === undefined ? detail : `HTTP ${status}: ${detail}`);
     this.name = "CatalogRequestError";
     this.status = status;
+  }
+}
+
+/** What an HTTP error status says about a request (RFC 9110; the REST spec's error responses). */
+export function kindOfStatus(status: number | undefined): IcebergErrorKind {
+  switch (status) {
+    case 401:
+    case 403:
+    case 419:
+      return "auth";
+    case 404:
+      return "not-found";
+    case 405:
+    case 406:
+    case 501:
+      return "unsupported";
+    case 409:
+      return "conflict";
+    case 408:
+    case 429:
+      return "io";
+    default:
+      return status !== undefined && status >= 500 ? "io" : "validation";
   }
 }

@@ -5,9 +5,10 @@
 // file names, so the pattern must be exact. Java may gzip them (write.metadata.compression-codec);
 // such files are read by their gzip magic, whatever their name.
 import { gunzipSync } from "node:zlib";
+import { decodingFile } from "../errors.ts";
 import type { FileIO } from "../io/file-io.ts";
-import { parseJson, stringifyJson } from "../spec/json.ts";
-import { type TableMetadata, tableMetadataFromJson, tableMetadataToJson } from "../spec/table-metadata.ts";
+import { readJsonDocument, stringifyJson } from "../spec/json.ts";
+import { type TableMetadata, tableMetadataJson, tableMetadataToJson } from "../spec/table-metadata.ts";
 
 /** Spec table property: how many previous metadata files the metadata-log keeps. */
 export const PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max";
@@ -38,12 +39,14 @@ export function withPreviousMetadataFile(
   return { ...next, metadataLog: log.slice(Math.max(0, log.length - Math.max(1, max))) };
 }
 
+/** The metadata in the file at `location`; a file that is not table metadata is a corrupt IcebergError naming it. */
 export async function readMetadataFile(io: FileIO, location: string): Promise<TableMetadata> {
   const bytes = await io.read(location);
   const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
-  return tableMetadataFromJson(parseJson(new TextDecoder().decode(gzipped ? gunzipSync(bytes) : bytes)));
+  const text = decodingFile(location, () => new TextDecoder().decode(gzipped ? gunzipSync(bytes) : bytes));
+  return readJsonDocument(tableMetadataJson, text, location);
 }
 
 export async function writeMetadataFile(io: FileIO, location: string, metadata: TableMetadata): Promise<void> {
-  await io.write(location, new TextEncoder().encode(stringifyJson(tableMetadataToJson(metadata), 2)));
+  await io.write(location, new TextEncoder().encode(stringifyJson(tableMetadataToJson(metadata), { indent: 2 })));
 }

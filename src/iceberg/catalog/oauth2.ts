@@ -3,6 +3,8 @@
 // endpoint (`oauth2-server-uri`, or the deprecated `<uri>/v1/oauth/tokens`), then send the
 // access token as a bearer token. The token is cached and fetched anew shortly before it
 // expires (expires_in, else the JWT's exp claim), and after a 401.
+import { z } from "zod";
+import { describeValue, object, parseJson, readJsonDocument, string } from "../spec/json.ts";
 import type { AuthSession } from "./auth.ts";
 import { redactSecrets } from "./auth.ts";
 import { CatalogAuthError, CatalogRequestError, CatalogUnreachableError } from "./catalog.ts";
@@ -102,17 +104,9 @@ export class OAuth2ClientCredentials implements AuthSession {
             `check the client id and secret, and that scope "${scope}" is one the server grants`,
         );
       }
-      throw new CatalogRequestError(call, `token endpoint ${where} failed${detail}`, response.status);
+      throw new CatalogRequestError(call, `token endpoint ${where} failed${detail}`, { status: response.status });
     }
-    let body: { access_token?: unknown; expires_in?: unknown };
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new CatalogRequestError(call, `token endpoint ${where} answered with something other than JSON`);
-    }
-    if (typeof body.access_token !== "string" || body.access_token === "") {
-      throw new CatalogRequestError(call, `token endpoint ${where} answered without an access_token`);
-    }
+    const body = readJsonDocument(tokenResponseJson, text, `${call}: the token endpoint's answer (${where})`);
     const lifetimeMs =
       typeof body.expires_in === "number" ? body.expires_in * 1000 : jwtLifetimeMs(body.access_token, requestedAt);
     return {
@@ -123,17 +117,30 @@ export class OAuth2ClientCredentials implements AuthSession {
   }
 }
 
-/** RFC 6749 5.2 error fields, when the body has them. */
+/** RFC 6749 5.1: the access token response; floe uses the token and its lifetime. */
+const tokenResponseJson = object({
+  access_token: string.refine((token) => token !== "", { error: "expected a token, got an empty string" }),
+  token_type: string.nullish(),
+  expires_in: z
+    .number({ error: (issue) => `expected a number of seconds, got ${describeValue(issue.input)}` })
+    .nullish(),
+});
+
+/** RFC 6749 5.2: the error response. */
+const tokenErrorJson = object({ error: string, error_description: string.nullish() });
+
+/** The error response's fields, when the body is one; the status alone says enough otherwise. */
 function oauthErrorDetail(text: string): string {
+  let json: unknown;
   try {
-    const o = JSON.parse(text) as { error?: unknown; error_description?: unknown };
-    if (typeof o.error === "string") {
-      return typeof o.error_description === "string" ? `: ${o.error}: ${o.error_description}` : `: ${o.error}`;
-    }
+    json = parseJson(text);
   } catch {
-    // Not JSON: the status alone says enough.
+    return "";
   }
-  return "";
+  const parsed = tokenErrorJson.safeParse(json);
+  if (!parsed.success) return "";
+  const { error, error_description: description } = parsed.data;
+  return typeof description === "string" ? `: ${error}: ${description}` : `: ${error}`;
 }
 
 /** A JWT access token carries its expiry (exp, seconds since the epoch) in the payload. */

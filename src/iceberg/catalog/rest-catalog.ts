@@ -1,8 +1,10 @@
 // Iceberg REST catalog client (apache/iceberg open-api/rest-catalog-open-api.yaml), a thin
 // layer over fetch. It first calls GET /v1/config: the catalog's properties are the server's
 // `defaults`, then the client's, then the server's `overrides`; they give the route `prefix`,
-// the `namespace-separator` and the `endpoints` the server offers. Table metadata is parsed
-// with the BigInt-safe JSON parser: snapshot ids are int64s.
+// the `namespace-separator` and the `endpoints` the server offers. Responses are read with the
+// int64-safe JSON parser (snapshot ids are int64s) and the schemas of rest-responses.ts: an
+// answer that is not what the spec says is a corrupt IcebergError naming the call, the URL and
+// the JSON path of the problem.
 //
 // Status codes follow the spec and Java's ErrorHandlers: 404 is NoSuchTable/NoSuchNamespace,
 // 409 AlreadyExists (create) or CommitFailed (commit), and on commit 500, 502, 503 and 504
@@ -10,10 +12,12 @@
 // GET and HEAD are retried on network failures and 502/503/504; nothing else is, because a
 // repeated POST could apply twice. A request that times out is not retried either: each attempt
 // would wait as long again for a server that does not answer.
+
+import type { z } from "zod";
+import { IcebergError } from "../errors.ts";
 import type { FileIO, FileIOFactory, StorageProperties } from "../io/file-io.ts";
 import { storageFileIO } from "../io/storage-file-io.ts";
-import { parseJson, stringifyJson } from "../spec/json.ts";
-import { tableMetadataFromJson } from "../spec/table-metadata.ts";
+import { isJsonObject, parseDocument, parseJson, readJsonDocument, stringifyJson } from "../spec/json.ts";
 import {
   CommitConflictError,
   createTableRequestJson,
@@ -42,6 +46,17 @@ import {
 import { networkFailure, redactUrl, sleep } from "./http.ts";
 import { OAuth2ClientCredentials } from "./oauth2.ts";
 import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
+import {
+  type ConfigResponse,
+  commitTableResponseJson,
+  configResponseJson,
+  errorResponseJson,
+  type LoadTableResult,
+  listNamespacesResponseJson,
+  listTablesResponseJson,
+  loadCredentialsResponseJson,
+  loadTableResultJson,
+} from "./rest-responses.ts";
 import {
   parseStorageCredentials,
   type StorageCredential,
@@ -158,14 +173,7 @@ interface RequestOptions {
   commit?: boolean;
 }
 
-/** The ConfigResponse of GET /v1/config. */
-interface ServerConfig {
-  defaults?: Record<string, string>;
-  overrides?: Record<string, string>;
-  endpoints?: string[];
-}
-
-interface IcebergError {
+interface ErrorResponse {
   message: string;
   type: string | undefined;
   /** False when the body is not an IcebergErrorResponse (a web server's or a proxy's page). */
@@ -180,7 +188,7 @@ export class RestCatalog implements Catalog {
   #paths = new RestPaths(undefined);
   #properties: Record<string, string> = {};
   #endpoints: ReadonlySet<string> = defaultEndpoints;
-  /** The config and storage credentials of each table's last load, for the FileIO of the metadata a commit returns. */
+  /** The config of each table's last load, for the FileIO of the metadata a commit returns. */
   readonly #tableConfig = new Map<string, Record<string, string>>();
   readonly #storageCredentials = new Map<string, StorageCredential[]>();
 
@@ -190,7 +198,10 @@ export class RestCatalog implements Catalog {
     this.#auth = auth;
     if (/^[a-z]+:\/\/[^/]*@/i.test(options.uri)) {
       // fetch refuses such URLs, quoting them whole, password included.
-      throw new TypeError("the catalog uri carries user:password; give credentials as `credential` instead");
+      throw new IcebergError(
+        "validation",
+        "the catalog uri carries user:password; give credentials as `credential` instead",
+      );
     }
     this.#base = options.uri.replace(/\/+$/, "");
   }
@@ -212,21 +223,19 @@ export class RestCatalog implements Catalog {
         throw new CatalogRequestError(
           call,
           `${error.message}; check \`warehouse\` (${JSON.stringify(this.#options.warehouse ?? "")}; on Unity: the catalog name)`,
-          response.status,
+          { status: response.status },
         );
       }
       throw this.#failureOf(call, response, error);
     }
     let config: unknown;
     try {
-      config = await this.#json(call, response);
+      config = parseJson(await response.text());
     } catch {
       throw this.#notIcebergRest(call, response, "a body that is not JSON");
     }
-    if (typeof config !== "object" || config === null || Array.isArray(config)) {
-      throw this.#notIcebergRest(call, response, "JSON that is not a catalog configuration");
-    }
-    this.#configureWith(config as ServerConfig);
+    if (!isJsonObject(config)) throw this.#notIcebergRest(call, response, "JSON that is not a catalog configuration");
+    this.#configureWith(parseDocument(configResponseJson, config, this.#document(call, "ConfigResponse", response)));
   }
 
   /**
@@ -241,28 +250,30 @@ export class RestCatalog implements Catalog {
         `answered${status} ${what}. \`uri\` is the base that /v1/config hangs off, often with a path such as ` +
         `/api/catalog (Polaris); for Databricks Unity Catalog it is https://<workspace>${UNITY_ICEBERG_REST_PATH} ` +
         "(or use type: unity with workspace_url)",
+      { kind: "not-found" },
     );
   }
 
-  #configureWith(config: ServerConfig): void {
+  #configureWith(config: ConfigResponse): void {
     const client = {
       ...this.#options.properties,
       ...(this.#options.warehouse === undefined ? {} : { warehouse: this.#options.warehouse }),
     };
-    this.#properties = { ...config.defaults, ...client, ...config.overrides };
+    this.#properties = { ...(config.defaults ?? {}), ...client, ...(config.overrides ?? {}) };
     this.#paths = new RestPaths(
       this.#properties.prefix,
       this.#properties["namespace-separator"] ?? DEFAULT_NAMESPACE_SEPARATOR,
     );
-    if (Array.isArray(config.endpoints)) this.#endpoints = new Set(config.endpoints);
+    if (config.endpoints) this.#endpoints = new Set(config.endpoints);
   }
 
   async listNamespaces(parent?: readonly string[]): Promise<string[][]> {
     const call = parent?.length ? `listNamespaces ${namespaceToString(parent)}` : "listNamespaces";
-    const pages = await this.#pages(call, this.#paths.namespaces(), "namespaces", {
-      parent: parent?.length ? this.#paths.parentParam(parent) : undefined,
+    const query = { parent: parent?.length ? this.#paths.parentParam(parent) : undefined };
+    return this.#pages(call, this.#paths.namespaces(), query, async (response) => {
+      const page = await this.#read(call, response, listNamespacesResponseJson, "ListNamespacesResponse");
+      return { items: page.namespaces ?? [], next: page["next-page-token"] };
     });
-    return pages as string[][];
   }
 
   async createNamespace(
@@ -306,10 +317,10 @@ export class RestCatalog implements Catalog {
 
   async listTables(namespace: readonly string[]): Promise<TableIdentifier[]> {
     const call = `listTables ${namespaceToString(namespace)}`;
-    const identifiers = (await this.#pages(call, this.#paths.tables(namespace), "identifiers", {})) as {
-      namespace: string[];
-      name: string;
-    }[];
+    const identifiers = await this.#pages(call, this.#paths.tables(namespace), {}, async (response) => {
+      const page = await this.#read(call, response, listTablesResponseJson, "ListTablesResponse");
+      return { items: page.identifiers ?? [], next: page["next-page-token"] };
+    });
     return identifiers.map((i) => ({ namespace: i.namespace, name: i.name }));
   }
 
@@ -327,7 +338,7 @@ export class RestCatalog implements Catalog {
     const call = `loadTable ${identifierToString(identifier)}`;
     const response = await this.#send(call, "GET", this.#paths.table(identifier));
     if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
-    return this.#loadResult(call, identifier, await this.#json(call, response));
+    return this.#loaded(identifier, await this.#read(call, response, loadTableResultJson, "LoadTableResult"));
   }
 
   async createTable(identifier: TableIdentifier, table: TableCreation): Promise<LoadedTable> {
@@ -337,7 +348,7 @@ export class RestCatalog implements Catalog {
     });
     if (response.status === 409) throw new AlreadyExistsError(call, (await this.#errorOf(response)).message);
     if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
-    return this.#loadResult(call, identifier, await this.#json(call, response));
+    return this.#loaded(identifier, await this.#read(call, response, loadTableResultJson, "LoadTableResult"));
   }
 
   async dropTable(identifier: TableIdentifier, options: { purge?: boolean } = {}): Promise<void> {
@@ -379,33 +390,29 @@ export class RestCatalog implements Catalog {
           throw this.#failureOf(call, response, error);
       }
     }
+    const result = await this.#read(call, response, commitTableResponseJson, "CommitTableResponse");
     // CommitTableResponse has no config: the table keeps the config and credentials of its last load.
-    return this.#loadResult(call, identifier, await this.#json(call, response), { commit: true });
+    return this.#loaded(identifier, result, { commit: true });
   }
 
   async close(): Promise<void> {}
 
-  #loadResult(call: string, identifier: TableIdentifier, json: unknown, from: { commit?: boolean } = {}): LoadedTable {
-    const result = json as {
-      metadata?: unknown;
-      "metadata-location"?: unknown;
-      config?: Record<string, unknown>;
-      "storage-credentials"?: unknown;
-    };
-    if (typeof result.metadata !== "object" || result.metadata === null) {
-      throw new CatalogRequestError(call, "the response carries no table metadata");
-    }
-    const metadata = tableMetadataFromJson(result.metadata);
+  #loaded(
+    identifier: TableIdentifier,
+    result: Pick<LoadTableResult, "metadata" | "metadata-location"> &
+      Partial<Pick<LoadTableResult, "config" | "storage-credentials">>,
+    from: { commit?: boolean } = {},
+  ): LoadedTable {
     const key = identifierToString(identifier);
     if (!from.commit) {
       this.#tableConfig.set(key, stringValues(result.config ?? {}));
-      this.#storageCredentials.set(key, parseStorageCredentials(result["storage-credentials"]));
+      this.#storageCredentials.set(key, parseStorageCredentials(result["storage-credentials"] ?? []));
     }
     return {
       identifier,
-      metadata,
-      metadataLocation: String(result["metadata-location"] ?? ""),
-      io: this.#fileIO(identifier, metadata.location),
+      metadata: result.metadata,
+      metadataLocation: result["metadata-location"] ?? "",
+      io: this.#fileIO(identifier, result.metadata.location),
     };
   }
 
@@ -449,30 +456,29 @@ export class RestCatalog implements Catalog {
           : (endpoint.startsWith(this.#base) ? endpoint.slice(this.#base.length) : endpoint).replace(/^\/+/, "");
       const response = await this.#send(call, "GET", path);
       if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
-      const answer = (await this.#json(call, response)) as { "storage-credentials"?: unknown };
-      this.#storageCredentials.set(key, parseStorageCredentials(answer["storage-credentials"]));
+      const answer = await this.#read(call, response, loadCredentialsResponseJson, "LoadCredentialsResponse");
+      this.#storageCredentials.set(key, parseStorageCredentials(answer["storage-credentials"] ?? []));
     } else {
       await this.loadTable(identifier);
     }
     return this.#storageOf(identifier, location);
   }
 
-  /** Follows next-page-token until the listing ends. */
-  async #pages(
+  /** Follows next-page-token until the listing ends; `read` reads one page's items and token. */
+  async #pages<T>(
     call: string,
     path: string,
-    key: "namespaces" | "identifiers",
     query: Record<string, string | undefined>,
-  ): Promise<unknown[]> {
-    const items: unknown[] = [];
+    read: (response: Response) => Promise<{ items: readonly T[]; next: string | null | undefined }>,
+  ): Promise<T[]> {
+    const items: T[] = [];
     let pageToken: string | undefined;
     do {
       const response = await this.#send(call, "GET", path, { query: { ...query, pageToken } });
       if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
-      const page = (await this.#json(call, response)) as Record<string, unknown>;
-      items.push(...((page[key] ?? []) as unknown[]));
-      const next = page["next-page-token"];
-      pageToken = typeof next === "string" && next !== "" ? next : undefined;
+      const page = await read(response);
+      items.push(...page.items);
+      pageToken = page.next ? page.next : undefined;
     } while (pageToken !== undefined);
     return items;
   }
@@ -544,29 +550,27 @@ export class RestCatalog implements Catalog {
     }
   }
 
-  async #json(call: string, response: Response): Promise<unknown> {
-    const text = await response.text();
-    try {
-      return parseJson(text);
-    } catch {
-      throw new CatalogRequestError(call, `the catalog answered ${response.url} with something other than JSON`);
-    }
+  /** The body of a successful response as the spec's document `name`. */
+  async #read<T extends z.ZodType>(call: string, response: Response, schema: T, name: string): Promise<z.output<T>> {
+    return readJsonDocument(schema, await response.text(), this.#document(call, name, response));
+  }
+
+  #document(call: string, name: string, response: Response): string {
+    return `${call}: the catalog's ${name} (${redactUrl(response.url)})`;
   }
 
   /**
    * The IcebergErrorResponse's message and type; for anything else, the start of a plain-text
    * body, or only the title of an HTML page (a whole page in an error message helps no one).
    */
-  async #errorOf(response: Response): Promise<IcebergError> {
+  async #errorOf(response: Response): Promise<ErrorResponse> {
     const text = this.#auth.redact(await response.text());
-    try {
-      const error = (JSON.parse(text) as { error?: { message?: unknown; type?: unknown } }).error;
-      if (error && typeof error.message === "string") {
-        return { message: error.message, type: typeof error.type === "string" ? error.type : undefined, iceberg: true };
-      }
-    } catch {
-      // A web server's or a proxy's page.
+    const parsed = errorResponseJson.safeParse(jsonOrUndefined(text));
+    if (parsed.success) {
+      const { message, type } = parsed.data.error;
+      return { message, type: type ?? undefined, iceberg: true };
     }
+    // Not an IcebergErrorResponse: a web server's or a proxy's page.
     const trimmed = text.trim();
     if (/html/i.test(response.headers.get("content-type") ?? "") || /^<(!doctype|html)/i.test(trimmed)) {
       const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim().replace(/\s+/g, " ");
@@ -590,7 +594,7 @@ export class RestCatalog implements Catalog {
   #failureOf(
     call: string,
     response: Response,
-    error: IcebergError,
+    error: ErrorResponse,
     mapping: { notFound?: typeof NoSuchTableError | typeof NoSuchNamespaceError } = {},
   ): Error {
     const where = redactUrl(response.url);
@@ -617,9 +621,17 @@ export class RestCatalog implements Catalog {
         if (error.type === "NoSuchNamespaceException") return new NoSuchNamespaceError(call, error.message);
         if (error.type === "NoSuchTableException") return new NoSuchTableError(call, error.message);
         if (mapping.notFound) return new mapping.notFound(call, error.message);
-        return new CatalogRequestError(call, `${error.message} (${where})`, 404);
+        return new CatalogRequestError(call, `${error.message} (${where})`, { status: 404 });
       default:
-        return new CatalogRequestError(call, error.message, response.status);
+        return new CatalogRequestError(call, error.message, { status: response.status });
     }
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return undefined;
   }
 }

@@ -4,6 +4,7 @@
 // `namespace-separator` the server announces in its url-encoded form, by default %1F (the
 // unit separator). The `parent` query parameter joins the raw levels with the decoded separator
 // and is then query-encoded like any other value.
+import { IcebergError } from "../errors.ts";
 import type { TableIdentifier } from "./catalog.ts";
 
 export const DEFAULT_NAMESPACE_SEPARATOR = "%1F";
@@ -35,7 +36,7 @@ export class RestPaths {
   }
 
   namespaceSegment(namespace: readonly string[]): string {
-    if (namespace.length === 0) throw new TypeError("a namespace needs at least one level");
+    if (namespace.length === 0) throw new IcebergError("validation", "a namespace needs at least one level");
     return namespace.map(encodeURIComponent).join(this.#separator);
   }
 

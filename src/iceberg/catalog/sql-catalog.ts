@@ -21,8 +21,9 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { IcebergError, type IcebergErrorKind } from "../errors.ts";
 import type { FileIO, FileIOFactory } from "../io/file-io.ts";
-import { localFileIO, localPath } from "../io/local-file-io.ts";
+import { fileSystemErrorKind, localFileIO, localPath } from "../io/local-file-io.ts";
 import {
   applyUpdates,
   CommitConflictError,
@@ -86,7 +87,9 @@ export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCat
     try {
       return work();
     } catch (error) {
-      throw new CatalogError(call, `cannot ${what}: ${storageProblem(error, dirname(database))}`, { cause: error });
+      throw new CatalogError(storageKind(error), call, `cannot ${what}: ${storageProblem(error, dirname(database))}`, {
+        cause: error,
+      });
     }
   };
   attempt(`create the warehouse directory ${warehouse}`, () => mkdirSync(warehouse, { recursive: true }));
@@ -106,6 +109,14 @@ export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCat
     db.close();
     throw error;
   }
+}
+
+/** What kind of failure a file system or SQLite step met: a permission, a missing file, or the storage itself. */
+function storageKind(error: unknown): IcebergErrorKind {
+  const e = error as { code?: unknown; errcode?: unknown };
+  const sqlite = typeof e.errcode === "number" ? e.errcode & 0xff : undefined;
+  if (sqlite === SQLITE_CANTOPEN || sqlite === SQLITE_READONLY) return "auth";
+  return fileSystemErrorKind(e.code);
 }
 
 /** Why a file system or SQLite step failed, in words that say what to change. */
@@ -140,7 +151,8 @@ export function databasePath(uri: string): string {
   } else if (path.startsWith("file:")) {
     path = localPath(path);
   } else if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
-    throw new TypeError(
+    throw new IcebergError(
+      "validation",
       `sql catalog: ${JSON.stringify(uri)} is not a SQLite database (give a path or sqlite:///<path>)`,
     );
   }
@@ -361,7 +373,9 @@ export class SqlCatalog implements Catalog {
     } catch (error) {
       // SQLite rolled the statement back: the new file is referenced by nothing.
       await io.delete(metadataLocation);
-      throw new CatalogRequestError(call, `the catalog database refused the commit: ${(error as Error).message}`);
+      throw new CatalogRequestError(call, `the catalog database refused the commit: ${(error as Error).message}`, {
+        kind: storageKind(error),
+      });
     }
     if (Number(changes) === 0) {
       await io.delete(metadataLocation);
@@ -425,6 +439,7 @@ export class SqlCatalog implements Catalog {
       throw new CatalogRequestError(
         call,
         `cannot purge a table located outside the warehouse ${this.warehouse} (${location}); drop it without purge`,
+        { kind: "unsupported" },
       );
     }
     return dir;

@@ -4,6 +4,7 @@
 // table's config carries short-lived cloud credentials. Authentication is a personal access
 // token, or OAuth M2M: a service principal's client id/secret exchanged at
 // <workspace>/oidc/v1/token for a token of scope all-apis.
+import { IcebergError } from "../errors.ts";
 import type { RestCatalogOptions } from "./rest-catalog.ts";
 
 /** A personal access token, or a service principal's OAuth client id and secret (M2M). */
@@ -45,7 +46,7 @@ function workspaceOrigin(url: string): string {
   try {
     parsed = new URL(withScheme);
   } catch {
-    throw new TypeError(`unity catalog: workspace URL ${JSON.stringify(url)} is not a URL`);
+    throw new IcebergError("validation", `unity catalog: workspace URL ${JSON.stringify(url)} is not a URL`);
   }
   return parsed.origin;
 }

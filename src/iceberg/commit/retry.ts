@@ -1,10 +1,14 @@
 // Optimistic commits with retries (spec "Commit Conflict Resolution and Retry"). Each attempt
-// rebuilds its requirements and updates from the table as it is now; a 409 refreshes and tries
-// again with backoff; a 5xx means the outcome is unknown, so the table is refreshed and the
-// next attempt's build step decides whether the change already landed.
+// rebuilds its requirements and updates from the table as it is now. What is retried is what
+// the error's kind says can succeed when tried again (isRetryable): a conflict (409) refreshes
+// and rebuilds; an unknown outcome (5xx, a connection broken in flight) refreshes, and the next
+// attempt's build step decides whether the change already landed; a catalog or storage that
+// failed on the way (unreachable before the request left, 429) is asked again. Anything else
+// (a refused request, bad credentials, a corrupt file, a change that no longer validates) is
+// thrown at once.
 // Backoff follows Java's commit.retry.* table properties; floe tries more often by default,
 // because a sync racing a compaction job should win eventually rather than fail the run.
-import { CommitStateUnknownError } from "../catalog/catalog.ts";
+import { IcebergError, isRetryable } from "../errors.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
 import { CommitConflictError, type TableRequirement, type TableUpdate } from "../spec/table-update.ts";
 import type { Table } from "../table.ts";
@@ -55,14 +59,18 @@ export async function commitWithRetries(
       await table.commit(request.requirements, request.updates);
       return;
     } catch (error) {
-      if (!(error instanceof CommitConflictError || error instanceof CommitStateUnknownError)) throw error;
-      if (attempt + 1 >= policy.attempts) {
-        throw new CommitConflictError(
-          `${table.name}: gave up after ${policy.attempts} commit attempts; last error: ${error.message}`,
-        );
-      }
+      if (!isRetryable(error)) throw error;
+      if (attempt + 1 >= policy.attempts) throw gaveUp(table, policy, error);
       await new Promise((resolve) => setTimeout(resolve, backoffMs(policy, attempt)));
       await table.refresh();
     }
   }
+}
+
+/** The last attempt's failure, said as the end of the retries; a conflict stays a CommitConflictError. */
+function gaveUp(table: Table, policy: RetryPolicy, error: unknown): Error {
+  const message = `${table.name}: gave up after ${policy.attempts} commit attempts; last error: ${(error as Error).message}`;
+  if (error instanceof CommitConflictError) return new CommitConflictError(message, { cause: error });
+  if (error instanceof IcebergError) return new IcebergError(error.kind, message, { cause: error });
+  return error as Error;
 }

@@ -9,7 +9,9 @@
 // assumptions with validate() (throw ValidationError: the change cannot land on this parent)
 // and derives parent-dependent summary properties with setFromParent(); both run at every
 // attempt against the parent that attempt commits on.
+
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
+import { IcebergError } from "../errors.ts";
 import type { ManifestFile } from "../spec/manifest.ts";
 import { MAIN_BRANCH, newSnapshotId, type Snapshot, type SnapshotOperation } from "../spec/snapshot.ts";
 import { currentSnapshot, snapshotById, type TableMetadata } from "../spec/table-metadata.ts";
@@ -119,7 +121,12 @@ export abstract class SnapshotProducer {
       };
     });
     const landed = snapshotById(this.table.metadata, this.snapshotId);
-    if (!landed) throw new Error(`${this.table.name}: snapshot ${this.snapshotId} is missing after its commit`);
+    if (!landed) {
+      throw new IcebergError(
+        "commit-state-unknown",
+        `${this.table.name}: the catalog accepted the commit of snapshot ${this.snapshotId}, but the table metadata it answered does not hold it`,
+      );
+    }
     return landed;
   }
 }

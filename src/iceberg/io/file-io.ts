@@ -3,6 +3,7 @@
 // must come back byte-identical (a DV's referenced-data-file is compared as a string by readers).
 // Object stores (s3, gs, abfss) plug in behind the same interface, built per table from the
 // catalog's vended credentials (the `config` of a loadTable response).
+import { IcebergError } from "../errors.ts";
 
 export interface FileIO {
   /** Writes a whole new file; parents are created as needed. Never overwrites a table file in place. */
@@ -33,9 +34,12 @@ export type FileIOFactory = (
   context?: FileIOContext,
 ) => FileIO;
 
-export class UnsupportedLocationError extends Error {
+export class UnsupportedLocationError extends IcebergError {
   constructor(location: string) {
-    super(`no file IO for ${location}: floe reads and writes local paths (file:) and s3:// (s3a://) locations`);
+    super(
+      "unsupported",
+      `no file IO for ${location}: floe reads and writes local paths (file:) and s3:// (s3a://) locations`,
+    );
     this.name = "UnsupportedLocationError";
   }
 }

@@ -1,8 +1,10 @@
 // Local filesystem IO. Accepts both `file:` URIs (file:/x, file:///x) and absolute paths,
-// because catalogs differ in which form they hand out.
+// because catalogs differ in which form they hand out. A failed file system call is an
+// IcebergError naming the location, of the kind its error code says.
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { IcebergError, type IcebergErrorKind } from "../errors.ts";
 import { type FileIO, type FileIOFactory, UnsupportedLocationError } from "./file-io.ts";
 
 export function localPath(location: string): string {
@@ -14,34 +16,67 @@ export function localPath(location: string): string {
   throw new UnsupportedLocationError(location);
 }
 
+/** What a file system error code says: a missing file, a permission, or the storage failing on the way. */
+export function fileSystemErrorKind(code: unknown): IcebergErrorKind {
+  switch (code) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return "not-found";
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return "auth";
+    default:
+      return "io";
+  }
+}
+
+async function fileSystemCall<T>(what: string, location: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof IcebergError) throw error;
+    const code = (error as { code?: unknown }).code;
+    throw new IcebergError(fileSystemErrorKind(code), `cannot ${what} ${location}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
 export class LocalFileIO implements FileIO {
-  async write(location: string, bytes: Uint8Array): Promise<void> {
-    const path = localPath(location);
-    await mkdir(dirname(path), { recursive: true });
-    // Write then rename, so a crash never leaves a torn file under the final name.
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, bytes, { flush: true });
-    await rename(tmp, path);
+  write(location: string, bytes: Uint8Array): Promise<void> {
+    return fileSystemCall("write", location, async () => {
+      const path = localPath(location);
+      await mkdir(dirname(path), { recursive: true });
+      // Write then rename, so a crash never leaves a torn file under the final name.
+      const tmp = `${path}.${process.pid}.tmp`;
+      await writeFile(tmp, bytes, { flush: true });
+      await rename(tmp, path);
+    });
   }
 
-  async read(location: string): Promise<Uint8Array> {
-    return new Uint8Array(await readFile(localPath(location)));
+  read(location: string): Promise<Uint8Array> {
+    return fileSystemCall("read", location, async () => new Uint8Array(await readFile(localPath(location))));
   }
 
-  async readRange(location: string, offset: number, length: number): Promise<Uint8Array> {
-    const handle = await open(localPath(location), "r");
-    try {
-      const buffer = new Uint8Array(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, offset);
-      if (bytesRead !== length) {
-        throw new Error(
-          `${location}: wanted ${length} bytes at offset ${offset}, the file has only ${bytesRead} there`,
-        );
+  readRange(location: string, offset: number, length: number): Promise<Uint8Array> {
+    return fileSystemCall("read", location, async () => {
+      const handle = await open(localPath(location), "r");
+      try {
+        const buffer = new Uint8Array(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, offset);
+        if (bytesRead !== length) {
+          // The metadata that gave this range describes another file than the one there.
+          throw new IcebergError(
+            "corrupt",
+            `${location}: wanted ${length} bytes at offset ${offset}, the file has only ${bytesRead} there`,
+          );
+        }
+        return buffer;
+      } finally {
+        await handle.close();
       }
-      return buffer;
-    } finally {
-      await handle.close();
-    }
+    });
   }
 
   async exists(location: string): Promise<boolean> {
@@ -53,8 +88,8 @@ export class LocalFileIO implements FileIO {
     }
   }
 
-  async delete(location: string): Promise<void> {
-    await rm(localPath(location), { force: true });
+  delete(location: string): Promise<void> {
+    return fileSystemCall("delete", location, () => rm(localPath(location), { force: true }));
   }
 }
 

@@ -10,6 +10,7 @@
 // slower generic path. A null struct still gives each child a slot (null, or a zero value for
 // a required child), as Arrow's layout requires.
 import * as arrow from "apache-arrow";
+import { IcebergError } from "../errors.ts";
 import { isInt64, type NestedField } from "../spec/types.ts";
 import { childFields } from "./arrow-schema.ts";
 
@@ -21,9 +22,10 @@ const TWO_POW_32 = 4294967296;
 /** Offsets are Int32: one column of one batch holds at most 2 GiB of strings or bytes. */
 const MAX_BYTES = 0x7fffffff;
 
-export class ColumnTypeError extends TypeError {
+/** A value the column cannot hold: the caller must convert or route it before it is appended. */
+export class ColumnTypeError extends IcebergError {
   constructor(field: NestedField, message: string) {
-    super(`field ${field.name} (id ${field.id}): ${message}`);
+    super("validation", `field ${field.name} (id ${field.id}): ${message}`);
     this.name = "ColumnTypeError";
   }
 }
@@ -337,7 +339,10 @@ export class BytesColumn extends ColumnBuilder {
     const needed = this.byteLength + extra;
     if (needed <= this.bytes.length) return;
     if (needed > MAX_BYTES) {
-      throw new RangeError(`field ${this.field.name} (id ${this.field.id}): over 2 GiB of values in one batch`);
+      throw new IcebergError(
+        "unsupported",
+        `field ${this.field.name} (id ${this.field.id}): over 2 GiB of values in one batch`,
+      );
     }
     this.bytes = grown(this.bytes, Math.min(MAX_BYTES, Math.max(needed, this.bytes.length * 2)));
   }

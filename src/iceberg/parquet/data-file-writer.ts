@@ -19,8 +19,8 @@ import { type FileMetaData, parquetMetadata } from "hyparquet";
 import * as parquet from "parquet-wasm";
 import type { ColumnStats } from "../spec/manifest.ts";
 import type { Schema } from "../spec/schema.ts";
-import type { ParquetCodec } from "./codecs.ts";
 import { columnStats } from "./column-stats.ts";
+import { DEFAULT_CODEC, type ParquetCodec, parquetCompression } from "./compression-codec.ts";
 import { type MetricsMode, metricsModes } from "./metrics-config.ts";
 import { columnKey, leafFieldIds } from "./parquet-field-ids.ts";
 
@@ -29,7 +29,7 @@ export type { ParquetCodec };
 export const DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024;
 
 export interface DataFileWriterOptions {
-  /** write.parquet.compression-codec; zstd by default. */
+  /** write.parquet.compression-codec (compression-codec.ts); zstd by default. */
   codec?: ParquetCodec;
   /** Bytes a data file should not exceed; 128 MiB by default. */
   targetFileSizeBytes?: number;
@@ -56,20 +56,13 @@ const PROBE_BYTES = 4 * 1024 * 1024;
 const DICTIONARY_PAGE_BYTES = 64 * 1024;
 const OVERSHOOT = 1.5;
 
-const codecs: Record<ParquetCodec, parquet.Compression> = {
-  zstd: parquet.Compression.ZSTD,
-  snappy: parquet.Compression.SNAPPY,
-  gzip: parquet.Compression.GZIP,
-  uncompressed: parquet.Compression.UNCOMPRESSED,
-};
-
 /** Writes the table's rows as one or more Parquet data files; none for an empty table. */
 export function writeDataFiles(
   table: arrow.Table,
   schema: Schema,
   options: DataFileWriterOptions = {},
 ): WrittenDataFile[] {
-  const codec = codecs[options.codec ?? "zstd"];
+  const codec = parquetCompression[options.codec ?? DEFAULT_CODEC];
   const target = options.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE;
   const modes = metricsModes(schema, options.properties);
   const rows = table.numRows;

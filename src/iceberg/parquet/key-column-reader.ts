@@ -10,9 +10,11 @@
 // and double, string for string and uuid (text form), the unscaled bigint for decimal (exact:
 // the footer's decimal annotation is ignored, the raw integers or bytes are read), Uint8Array
 // for fixed and binary, boolean; null for null.
+
 import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from "node:zlib";
 import { type Compressors, parquetMetadata, parquetRead } from "hyparquet";
 import { compressors as jsCompressors } from "hyparquet-compressors";
+import { decodingFileAsync, IcebergError } from "../errors.ts";
 import type { Schema } from "../spec/schema.ts";
 import { asStruct } from "../spec/schema.ts";
 import { bytesToUuid, decodeDecimal, type SingleValue } from "../spec/single-value.ts";
@@ -42,18 +44,26 @@ const compressors: Compressors = {
   BROTLI: (input) => brotliDecompressSync(input),
 };
 
-/** Reads the columns of `fieldIds` (primitive fields of `schema`) from a Parquet file's bytes. */
-export async function readKeyColumns(
+/**
+ * Reads the columns of `fieldIds` (primitive fields of `schema`) from a Parquet file's bytes;
+ * `location` names the file in the error of bytes that are not such a file.
+ */
+export function readKeyColumns(
   file: Uint8Array,
   schema: Schema,
   fieldIds: readonly number[],
+  location = "Parquet data file",
 ): Promise<KeyColumns> {
+  return decodingFileAsync(location, () => read(file, schema, fieldIds));
+}
+
+async function read(file: Uint8Array, schema: Schema, fieldIds: readonly number[]): Promise<KeyColumns> {
   const whole = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength;
   const buffer = (whole ? file.buffer : file.slice().buffer) as ArrayBuffer;
   const footer = parquetMetadata(buffer);
   if (!footer.schema.some((element) => element.field_id !== undefined)) {
     // a file imported without ids would need the table's name mapping, which floe does not apply
-    throw new RangeError("the Parquet file has no field ids");
+    throw new IcebergError("unsupported", "the Parquet file has no field ids (a name mapping would be needed)");
   }
   const rowCount = Number(footer.num_rows);
   // A copy of the footer without type annotations on the key leaves: hyparquet then hands over
@@ -64,7 +74,9 @@ export async function readKeyColumns(
 
   for (const id of fieldIds) {
     const field = findField(asStruct(schema), id);
-    if (field === undefined || !isPrimitive(field.type)) throw new RangeError(`field ${id} is not a primitive field`);
+    if (field === undefined || !isPrimitive(field.type)) {
+      throw new IcebergError("validation", `field ${id} is not a primitive field`);
+    }
     const nodes = findFieldPath(raw, id);
     if (nodes === undefined) {
       columns.set(id, new Array<KeyValue>(rowCount).fill(null));
@@ -72,7 +84,7 @@ export async function readKeyColumns(
     }
     // lists and maps hold many values per row: no key lives inside one
     if (nodes.some((n) => n.element.repetition_type === "REPEATED")) {
-      throw new RangeError(`field ${id} is inside a list or map`);
+      throw new IcebergError("validation", `field ${id} is inside a list or map`);
     }
     const node = nodes.at(-1)!;
     delete node.element.converted_type;

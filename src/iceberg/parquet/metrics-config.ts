@@ -8,6 +8,7 @@
 // for the rest: wide tables would otherwise bloat their manifests. `counts` writes value, null
 // and NaN counts; truncate(N) adds bounds, strings and binary cut to N characters or bytes;
 // `full` adds untruncated bounds. Java also promotes sort-order columns; floe writes no sort order.
+import { IcebergError } from "../errors.ts";
 import type { Schema } from "../spec/schema.ts";
 import { asStruct } from "../spec/schema.ts";
 import { type IcebergType, isPrimitive } from "../spec/types.ts";
@@ -31,7 +32,7 @@ export function parseMetricsMode(text: string): MetricsMode {
   if (mode === "none" || mode === "counts" || mode === "full") return { kind: mode };
   const truncate = /^truncate\((\d+)\)$/.exec(mode);
   if (truncate && Number(truncate[1]) > 0) return { kind: "truncate", length: Number(truncate[1]) };
-  throw new RangeError(`invalid metrics mode ${JSON.stringify(text)}`);
+  throw new IcebergError("validation", `invalid metrics mode ${JSON.stringify(text)}`);
 }
 
 /** The metrics mode of every primitive field of the schema, nested ones included, by field id. */

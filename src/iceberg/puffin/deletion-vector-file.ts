@@ -6,8 +6,8 @@
 // content_size_in_bytes; a DV is read back from those alone (readDeletionVector), which is how the
 // writer merges the previous DV of a data file into its new one.
 import pkg from "../../../package.json" with { type: "json" };
+import { IcebergError } from "../errors.ts";
 import { DELETION_VECTOR_V1, decodeDeletionVector, encodeDeletionVector } from "./deletion-vector.ts";
-import { FormatError } from "./errors.ts";
 import { blobBytes, readFooter, writePuffin } from "./puffin.ts";
 import type { RoaringPositionBitmap } from "./roaring64.ts";
 
@@ -71,14 +71,15 @@ export function writeDeletionVectorFile(
 /** Lists the DVs of a whole Puffin file from its footer. */
 export function listDeletionVectors(file: Uint8Array): DeletionVectorBlob[] {
   return readFooter(file).blobs.map((b, i) => {
-    if (b.type !== DELETION_VECTOR_V1) throw new FormatError(`Puffin blob ${i} is a ${b.type}, not a deletion vector`);
-    if (b.compressionCodec !== undefined) throw new FormatError(`deletion vector blob ${i} is compressed`);
+    if (b.type !== DELETION_VECTOR_V1)
+      throw new IcebergError("corrupt", `Puffin blob ${i} is a ${b.type}, not a deletion vector`);
+    if (b.compressionCodec !== undefined) throw new IcebergError("corrupt", `deletion vector blob ${i} is compressed`);
     const referencedDataFile = b.properties[REFERENCED_DATA_FILE];
     const cardinality = Number(b.properties[CARDINALITY]);
     if (referencedDataFile === undefined)
-      throw new FormatError(`deletion vector blob ${i} has no ${REFERENCED_DATA_FILE}`);
+      throw new IcebergError("corrupt", `deletion vector blob ${i} has no ${REFERENCED_DATA_FILE}`);
     if (!Number.isSafeInteger(cardinality) || cardinality < 1) {
-      throw new FormatError(`deletion vector blob ${i} has no valid ${CARDINALITY}`);
+      throw new IcebergError("corrupt", `deletion vector blob ${i} has no valid ${CARDINALITY}`);
     }
     return { referencedDataFile, offset: b.offset, length: b.length, cardinality };
   });
@@ -95,7 +96,10 @@ export function readDeletionVector(
 ): RoaringPositionBitmap {
   const positions = decodeDeletionVector(blobBytes(file, blob));
   if (blob.cardinality !== undefined && positions.cardinality !== blob.cardinality) {
-    throw new FormatError(`deletion vector holds ${positions.cardinality} positions, expected ${blob.cardinality}`);
+    throw new IcebergError(
+      "corrupt",
+      `deletion vector holds ${positions.cardinality} positions, expected ${blob.cardinality}`,
+    );
   }
   return positions;
 }

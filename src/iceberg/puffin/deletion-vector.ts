@@ -6,7 +6,7 @@
 // Length and CRC are big-endian for compatibility with Delta's deletion vectors; the bitmap is
 // little-endian. The whole blob, L + 8 bytes, is what a manifest's content_size_in_bytes counts.
 import { crc32 } from "node:zlib";
-import { FormatError } from "./errors.ts";
+import { IcebergError } from "../errors.ts";
 import { RoaringPositionBitmap } from "./roaring64.ts";
 
 export const DELETION_VECTOR_V1 = "deletion-vector-v1";
@@ -20,7 +20,9 @@ export function encodeDeletionVector(positions: RoaringPositionBitmap, runOptimi
   if (positions.isEmpty()) throw new RangeError("a deletion vector needs at least one position");
   const layout = positions.portableLayout(runOptimize);
   const length = 4 + layout.size;
-  if (length + 8 > 0x7fffffff) throw new RangeError(`deletion vector of ${length + 8} bytes is over 2 GiB`);
+  if (length + 8 > 0x7fffffff) {
+    throw new IcebergError("unsupported", `deletion vector of ${length + 8} bytes is over 2 GiB`);
+  }
   const blob = new Uint8Array(length + 8);
   const view = new DataView(blob.buffer);
   view.setUint32(0, length);
@@ -32,23 +34,28 @@ export function encodeDeletionVector(positions: RoaringPositionBitmap, runOptimi
 
 /** Parses a deletion-vector-v1 blob (exactly its bytes), checking length, magic and CRC. */
 export function decodeDeletionVector(blob: Uint8Array): RoaringPositionBitmap {
-  if (blob.length < 12) throw new FormatError(`deletion vector blob of ${blob.length} bytes is shorter than 12`);
+  if (blob.length < 12)
+    throw new IcebergError("corrupt", `deletion vector blob of ${blob.length} bytes is shorter than 12`);
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   const length = view.getUint32(0);
   if (length + 8 !== blob.length) {
-    throw new FormatError(
+    throw new IcebergError(
+      "corrupt",
       `deletion vector length field ${length} does not match the blob: ${blob.length} bytes, expected ${length + 8}`,
     );
   }
   for (let k = 0; k < 4; k++) {
     if (blob[4 + k] !== DELETION_VECTOR_MAGIC[k]) {
-      throw new FormatError(`deletion vector magic is ${hex(blob.subarray(4, 8))}, expected d1d33964`);
+      throw new IcebergError("corrupt", `deletion vector magic is ${hex(blob.subarray(4, 8))}, expected d1d33964`);
     }
   }
   const expected = view.getUint32(4 + length);
   const actual = crc32(blob.subarray(4, 4 + length));
   if (actual !== expected) {
-    throw new FormatError(`deletion vector CRC-32 is ${hex32(actual)}, the blob says ${hex32(expected)}: corrupt`);
+    throw new IcebergError(
+      "corrupt",
+      `deletion vector CRC-32 is ${hex32(actual)}, the blob says ${hex32(expected)}: corrupt`,
+    );
   }
   return RoaringPositionBitmap.deserialize(blob, 8, 4 + length);
 }

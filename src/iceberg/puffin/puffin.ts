@@ -4,7 +4,8 @@
 // FooterPayloadSize is a 4-byte little-endian integer; Flags are 4 bytes whose bit 0 of byte 0 says the
 // payload is LZ4-compressed. floe writes it uncompressed and, like PyIceberg and DuckDB, does not read
 // a compressed footer. Bytes in, bytes out: reading and writing files is the IO layer's.
-import { FormatError } from "./errors.ts";
+import { IcebergError } from "../errors.ts";
+import { parseJson, stringifyJson } from "../spec/json.ts";
 
 export const PUFFIN_MAGIC = Uint8Array.of(0x50, 0x46, 0x41, 0x31);
 /** FooterPayloadSize + Flags + closing Magic. */
@@ -81,11 +82,11 @@ export function writePuffin(
  */
 export function footerLength(tail: Uint8Array): number {
   if (tail.length < FOOTER_STRUCT_LENGTH)
-    throw new FormatError(`Puffin footer needs the last 12 bytes, got ${tail.length}`);
+    throw new IcebergError("corrupt", `Puffin footer needs the last 12 bytes, got ${tail.length}`);
   const end = tail.length;
   checkMagic(tail, end - 4, "closing");
   const payloadSize = new DataView(tail.buffer, tail.byteOffset, tail.byteLength).getInt32(end - 12, true);
-  if (payloadSize < 0) throw new FormatError(`Puffin footer payload size ${payloadSize} is negative`);
+  if (payloadSize < 0) throw new IcebergError("corrupt", `Puffin footer payload size ${payloadSize} is negative`);
   return PUFFIN_MAGIC.length + payloadSize + FOOTER_STRUCT_LENGTH;
 }
 
@@ -95,24 +96,25 @@ export function footerLength(tail: Uint8Array): number {
  */
 export function readFooter(tail: Uint8Array, fileSize = tail.length): FileMetadata {
   const length = footerLength(tail);
-  if (length > tail.length) throw new FormatError(`Puffin footer is ${length} bytes, only ${tail.length} given`);
+  if (length > tail.length)
+    throw new IcebergError("corrupt", `Puffin footer is ${length} bytes, only ${tail.length} given`);
   const footerStart = fileSize - length;
-  if (footerStart < PUFFIN_MAGIC.length) throw new FormatError("Puffin file too short for its footer");
+  if (footerStart < PUFFIN_MAGIC.length) throw new IcebergError("corrupt", "Puffin file too short for its footer");
   if (fileSize === tail.length) checkMagic(tail, 0, "file");
   const start = tail.length - length;
   checkMagic(tail, start, "footer");
   const flags = tail.subarray(tail.length - 8, tail.length - 4);
   if ((flags[0]! & FLAG_FOOTER_PAYLOAD_COMPRESSED) !== 0) {
-    throw new FormatError("Puffin footer payload is LZ4-compressed; floe reads uncompressed footers only");
+    throw new IcebergError("corrupt", "Puffin footer payload is LZ4-compressed; floe reads uncompressed footers only");
   }
   if ((flags[0]! & ~FLAG_FOOTER_PAYLOAD_COMPRESSED) !== 0 || flags[1] !== 0 || flags[2] !== 0 || flags[3] !== 0) {
-    throw new FormatError(`Puffin footer has unknown flags ${Buffer.from(flags).toString("hex")}`);
+    throw new IcebergError("corrupt", `Puffin footer has unknown flags ${Buffer.from(flags).toString("hex")}`);
   }
   const payload = tail.subarray(start + PUFFIN_MAGIC.length, tail.length - FOOTER_STRUCT_LENGTH);
   const metadata = parseFileMetadata(new TextDecoder("utf-8", { fatal: true }).decode(payload));
   for (const blob of metadata.blobs) {
     if (blob.offset < PUFFIN_MAGIC.length || blob.offset + blob.length > footerStart) {
-      throw new FormatError(`Puffin blob at ${blob.offset} (+${blob.length}) lies outside the blob area`);
+      throw new IcebergError("corrupt", `Puffin blob at ${blob.offset} (+${blob.length}) lies outside the blob area`);
     }
   }
   return metadata;
@@ -121,7 +123,8 @@ export function readFooter(tail: Uint8Array, fileSize = tail.length): FileMetada
 /** The stored bytes of `blob` in the whole file `file` (a view, not a copy). */
 export function blobBytes(file: Uint8Array, blob: Pick<BlobMetadata, "offset" | "length">): Uint8Array {
   if (blob.offset < 0 || blob.length < 0 || blob.offset + blob.length > file.length) {
-    throw new FormatError(
+    throw new IcebergError(
+      "corrupt",
       `Puffin blob at ${blob.offset} (+${blob.length}) is past the end of a ${file.length}-byte file`,
     );
   }
@@ -131,40 +134,37 @@ export function blobBytes(file: Uint8Array, blob: Pick<BlobMetadata, "offset" | 
 // Java's FileMetadataParser order: type, fields, snapshot-id, sequence-number, offset, length,
 // compression-codec, properties; empty property maps are left out.
 function footerJson(metadata: FileMetadata): string {
-  const blobs = metadata.blobs.map((b) => {
-    let json = `{"type":${JSON.stringify(b.type)},"fields":${JSON.stringify(b.fields)}`;
-    json += `,"snapshot-id":${b.snapshotId},"sequence-number":${b.sequenceNumber}`;
-    json += `,"offset":${b.offset},"length":${b.length}`;
-    if (b.compressionCodec !== undefined) json += `,"compression-codec":${JSON.stringify(b.compressionCodec)}`;
-    if (Object.keys(b.properties).length > 0) json += `,"properties":${JSON.stringify(b.properties)}`;
-    return `${json}}`;
+  const blobs = metadata.blobs.map((b) => ({
+    type: b.type,
+    fields: b.fields,
+    "snapshot-id": b.snapshotId,
+    "sequence-number": b.sequenceNumber,
+    offset: b.offset,
+    length: b.length,
+    ...(b.compressionCodec === undefined ? {} : { "compression-codec": b.compressionCodec }),
+    ...(Object.keys(b.properties).length > 0 ? { properties: b.properties } : {}),
+  }));
+  return stringifyJson({
+    blobs,
+    ...(Object.keys(metadata.properties).length > 0 ? { properties: metadata.properties } : {}),
   });
-  let json = `{"blobs":[${blobs.join(",")}]`;
-  if (Object.keys(metadata.properties).length > 0) json += `,"properties":${JSON.stringify(metadata.properties)}`;
-  return `${json}}`;
 }
-
-// Snapshot ids are int64: take their digits from the source text rather than through a double.
-const LONG_KEYS = new Set(["snapshot-id", "sequence-number"]);
-type Reviver = (this: unknown, key: string, value: unknown) => unknown;
-const reviveLongs = ((key: string, value: unknown, context?: { source?: string }) => {
-  if (LONG_KEYS.has(key) && typeof value === "number" && context?.source !== undefined) return BigInt(context.source);
-  return value;
-}) as Reviver;
 
 function parseFileMetadata(text: string): FileMetadata {
   let json: unknown;
   try {
-    json = JSON.parse(text, reviveLongs);
+    json = parseJson(text);
   } catch (error) {
-    throw new FormatError(`Puffin footer is not JSON: ${(error as Error).message}`);
+    throw new IcebergError("corrupt", `Puffin footer is not JSON: ${(error as Error).message}`);
   }
-  if (!isObject(json) || !Array.isArray(json.blobs)) throw new FormatError("Puffin footer has no blobs list");
+  if (!isObject(json) || !Array.isArray(json.blobs))
+    throw new IcebergError("corrupt", "Puffin footer has no blobs list");
   const blobs = json.blobs.map((b: unknown, i: number): BlobMetadata => {
     const where = `Puffin footer blob ${i}`;
-    if (!isObject(b)) throw new FormatError(`${where} is not an object`);
-    if (typeof b.type !== "string") throw new FormatError(`${where} has no type`);
-    if (!Array.isArray(b.fields) || !b.fields.every(Number.isInteger)) throw new FormatError(`${where} has no fields`);
+    if (!isObject(b)) throw new IcebergError("corrupt", `${where} is not an object`);
+    if (typeof b.type !== "string") throw new IcebergError("corrupt", `${where} has no type`);
+    if (!Array.isArray(b.fields) || !b.fields.every(Number.isInteger))
+      throw new IcebergError("corrupt", `${where} has no fields`);
     const metadata: BlobMetadata = {
       type: b.type,
       fields: b.fields as number[],
@@ -176,7 +176,7 @@ function parseFileMetadata(text: string): FileMetadata {
     };
     if (b["compression-codec"] !== undefined && b["compression-codec"] !== null) {
       if (typeof b["compression-codec"] !== "string")
-        throw new FormatError(`${where} compression-codec is not a string`);
+        throw new IcebergError("corrupt", `${where} compression-codec is not a string`);
       metadata.compressionCodec = b["compression-codec"];
     }
     return metadata;
@@ -190,18 +190,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function long(v: unknown, what: string): bigint {
   if (typeof v === "bigint") return v;
-  throw new FormatError(`${what} is missing or not an integer`);
+  if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
+  throw new IcebergError("corrupt", `${what} is missing or not an integer`);
 }
 
 function size(v: unknown, what: string): number {
   if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
-  throw new FormatError(`${what} is missing or not a non-negative integer`);
+  throw new IcebergError("corrupt", `${what} is missing or not a non-negative integer`);
 }
 
 function stringMap(v: unknown, what: string): Record<string, string> {
   if (v === undefined || v === null) return {};
   if (!isObject(v) || !Object.values(v).every((s) => typeof s === "string")) {
-    throw new FormatError(`${what} is not a map of strings`);
+    throw new IcebergError("corrupt", `${what} is not a map of strings`);
   }
   return { ...(v as Record<string, string>) };
 }
@@ -209,6 +210,6 @@ function stringMap(v: unknown, what: string): Record<string, string> {
 function checkMagic(bytes: Uint8Array, at: number, which: string): void {
   for (let k = 0; k < 4; k++) {
     if (bytes[at + k] !== PUFFIN_MAGIC[k])
-      throw new FormatError(`Puffin ${which} magic missing at byte ${at}: not a Puffin file`);
+      throw new IcebergError("corrupt", `Puffin ${which} magic missing at byte ${at}: not a Puffin file`);
   }
 }

@@ -10,7 +10,7 @@
 // The writer run-optimizes like Java's and CRoaring's runOptimize (what Iceberg's Java DV writer calls
 // before serializing): a container is written as runs iff that is strictly smaller than its array or
 // bitmap form. Readers must accept runs anyway, since Java writes them.
-import { FormatError } from "./errors.ts";
+import { IcebergError } from "../errors.ts";
 import {
   ARRAY_CONTAINER_MAX,
   BITMAP_WORDS,
@@ -115,7 +115,8 @@ export function serializePortable(bitmap: Roaring32, runOptimize = true): Uint8A
 export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length): { bitmap: Roaring32; end: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const need = (p: number, length: number, what: string) => {
-    if (p + length > end) throw new FormatError(`roaring bitmap truncated: ${what} needs ${length} bytes at ${p}`);
+    if (p + length > end)
+      throw new IcebergError("corrupt", `roaring bitmap truncated: ${what} needs ${length} bytes at ${p}`);
   };
   need(offset, 4, "cookie");
   const cookie = view.getUint32(offset, true);
@@ -125,7 +126,7 @@ export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length):
   if (cookie === SERIAL_COOKIE_NO_RUNCONTAINER) {
     need(offset, 8, "cookie header");
     n = view.getUint32(offset + 4, true);
-    if (n > 0x10000) throw new FormatError(`roaring bitmap has ${n} containers, at most 65536 fit`);
+    if (n > 0x10000) throw new IcebergError("corrupt", `roaring bitmap has ${n} containers, at most 65536 fit`);
     p = offset + 8;
   } else if ((cookie & 0xffff) === SERIAL_COOKIE) {
     n = (cookie >>> 16) + 1;
@@ -133,7 +134,7 @@ export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length):
     runFlags = bytes.subarray(offset + 4, offset + 4 + ((n + 7) >>> 3));
     p = offset + 4 + runFlags.length;
   } else {
-    throw new FormatError(`not a portable roaring bitmap: cookie ${cookie} is neither 12346 nor 12347`);
+    throw new IcebergError("corrupt", `not a portable roaring bitmap: cookie ${cookie} is neither 12346 nor 12347`);
   }
   const descriptive = p;
   need(p, 4 * n, "descriptive header");
@@ -148,7 +149,8 @@ export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length):
   for (let i = 0; i < n; i++) {
     const key = view.getUint16(descriptive + 4 * i, true);
     const card = view.getUint16(descriptive + 4 * i + 2, true) + 1;
-    if (key <= lastKey) throw new FormatError(`roaring bitmap container keys not ascending: ${key} after ${lastKey}`);
+    if (key <= lastKey)
+      throw new IcebergError("corrupt", `roaring bitmap container keys not ascending: ${key} after ${lastKey}`);
     lastKey = key;
     let container: Container;
     if (runFlags !== undefined && (runFlags[i >>> 3]! & (1 << (i & 7))) !== 0) {
@@ -162,7 +164,8 @@ export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length):
       const words = new Uint32Array(BITMAP_WORDS);
       readWords(words, 4, bytes, view, p);
       if (bitmapCardinality(words) !== card) {
-        throw new FormatError(
+        throw new IcebergError(
+          "corrupt",
           `roaring bitmap container ${key}: bitmap holds ${bitmapCardinality(words)}, header says ${card}`,
         );
       }
@@ -174,7 +177,7 @@ export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length):
       readWords(array, 2, bytes, view, p);
       for (let k = 1; k < card; k++) {
         if (array[k]! <= array[k - 1]!)
-          throw new FormatError(`roaring bitmap array container ${key} not strictly ascending`);
+          throw new IcebergError("corrupt", `roaring bitmap array container ${key} not strictly ascending`);
       }
       container = array;
       p += 2 * card;
@@ -187,7 +190,8 @@ export function readPortable(bytes: Uint8Array, offset = 0, end = bytes.length):
 /** Parses a buffer holding exactly one portable bitmap. */
 export function deserializePortable(bytes: Uint8Array): Roaring32 {
   const { bitmap, end } = readPortable(bytes);
-  if (end !== bytes.length) throw new FormatError(`roaring bitmap followed by ${bytes.length - end} stray bytes`);
+  if (end !== bytes.length)
+    throw new IcebergError("corrupt", `roaring bitmap followed by ${bytes.length - end} stray bytes`);
   return bitmap;
 }
 
@@ -276,13 +280,13 @@ function readRuns(view: DataView, offset: number, runCount: number, card: number
     const start = view.getUint16(offset + 4 * r, true);
     const last = start + view.getUint16(offset + 4 * r + 2, true);
     if (start < next || last > 0xffff) {
-      throw new FormatError(`roaring bitmap run container ${key}: runs overlap, are unsorted or overflow`);
+      throw new IcebergError("corrupt", `roaring bitmap run container ${key}: runs overlap, are unsorted or overflow`);
     }
     total += last - start + 1;
     next = last + 1;
   }
   if (total !== card)
-    throw new FormatError(`roaring bitmap run container ${key}: runs hold ${total}, header says ${card}`);
+    throw new IcebergError("corrupt", `roaring bitmap run container ${key}: runs hold ${total}, header says ${card}`);
   if (card > ARRAY_CONTAINER_MAX) {
     const words = new Uint32Array(BITMAP_WORDS);
     for (let r = 0; r < runCount; r++) {

@@ -4,7 +4,7 @@
 // 64-bit "portable" layout: u64 LE number of bitmaps, then per key in ascending unsigned order a u32 LE
 // key and that key's 32-bit portable bitmap. Only non-empty keys are written; readers accept gaps
 // (Java's writer instead writes an empty bitmap for every key below the largest).
-import { FormatError } from "./errors.ts";
+import { IcebergError } from "../errors.ts";
 import { indexOfKey, Roaring32 } from "./roaring32.ts";
 import { type PortableLayout, portableLayout, readPortable, writePortable } from "./roaring32-portable.ts";
 
@@ -207,20 +207,24 @@ export class RoaringPositionBitmap {
   /** Parses exactly one portable 64-bit bitmap from `bytes[offset, end)`. */
   static deserialize(bytes: Uint8Array, offset = 0, end = bytes.length): RoaringPositionBitmap {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (offset + 8 > end) throw new FormatError("64-bit roaring bitmap truncated: no bitmap count");
+    if (offset + 8 > end) throw new IcebergError("corrupt", "64-bit roaring bitmap truncated: no bitmap count");
     const count = view.getUint32(offset, true);
     // Each bitmap takes at least a key and an 8-byte cookie header.
     if (view.getUint32(offset + 4, true) !== 0 || count > (end - offset - 8) / 12) {
-      throw new FormatError(`64-bit roaring bitmap count ${view.getBigUint64(offset, true)} does not fit its bytes`);
+      throw new IcebergError(
+        "corrupt",
+        `64-bit roaring bitmap count ${view.getBigUint64(offset, true)} does not fit its bytes`,
+      );
     }
     const result = new RoaringPositionBitmap();
     let p = offset + 8;
     let lastKey = -1;
     for (let i = 0; i < count; i++) {
-      if (p + 4 > end) throw new FormatError("64-bit roaring bitmap truncated: no key");
+      if (p + 4 > end) throw new IcebergError("corrupt", "64-bit roaring bitmap truncated: no key");
       const key = view.getUint32(p, true);
-      if (key <= lastKey) throw new FormatError(`64-bit roaring bitmap keys not ascending: ${key} after ${lastKey}`);
-      if (key > MAX_KEY) throw new FormatError(`64-bit roaring bitmap key ${key} is above ${MAX_KEY}`);
+      if (key <= lastKey)
+        throw new IcebergError("corrupt", `64-bit roaring bitmap keys not ascending: ${key} after ${lastKey}`);
+      if (key > MAX_KEY) throw new IcebergError("corrupt", `64-bit roaring bitmap key ${key} is above ${MAX_KEY}`);
       lastKey = key;
       const read = readPortable(bytes, p + 4, end);
       p = read.end;
@@ -229,7 +233,7 @@ export class RoaringPositionBitmap {
         result.bitmaps.push(read.bitmap);
       }
     }
-    if (p !== end) throw new FormatError(`64-bit roaring bitmap followed by ${end - p} stray bytes`);
+    if (p !== end) throw new IcebergError("corrupt", `64-bit roaring bitmap followed by ${end - p} stray bytes`);
     return result;
   }
 

@@ -3,6 +3,7 @@
 // to its referenced data file when its data sequence number is >= the data file's.
 // The spec allows one live DV per data file; should a table hold two, the newer one (higher
 // sequence number) is taken, since a correct writer's newer DV includes the older's positions.
+import { IcebergError } from "../errors.ts";
 import {
   type DataFile,
   type DeletionVectorFile,
@@ -30,9 +31,10 @@ export interface FileSnapshot {
   deletionVectors: Map<string, LiveFile<DeletionVectorFile>>;
 }
 
-export class UnsupportedDeleteFileError extends Error {
+export class UnsupportedDeleteFileError extends IcebergError {
   constructor(table: string, path: string) {
     super(
+      "unsupported",
       `${table}: ${path} is a position or equality delete file; floe reads deletion vectors only (v3 tables written by v3 writers)`,
     );
     this.name = "UnsupportedDeleteFileError";

@@ -3,6 +3,7 @@
 import { inheritFromManifestFile } from "../avro/inheritance.ts";
 import { readManifestList as decodeManifestList } from "../avro/manifest-list.ts";
 import { readManifest } from "../avro/manifest-reader.ts";
+import { decodingFile } from "../errors.ts";
 import { type ContentFile, EntryStatus, type ManifestEntry, type ManifestFile } from "../spec/manifest.ts";
 import type { Snapshot } from "../spec/snapshot.ts";
 import type { Table } from "../table.ts";
@@ -10,7 +11,10 @@ import type { Table } from "../table.ts";
 export function readManifestList(table: Table, snapshot: Snapshot): Promise<ManifestFile[]> {
   return table.manifestCache.get(
     snapshot.manifestList,
-    async () => decodeManifestList(await table.io.read(snapshot.manifestList)),
+    async () => {
+      const bytes = await table.io.read(snapshot.manifestList);
+      return decodingFile(snapshot.manifestList, () => decodeManifestList(bytes));
+    },
     manifestListBytes,
   );
 }
@@ -20,7 +24,8 @@ export function readManifestEntries(table: Table, manifest: ManifestFile): Promi
   return table.manifestCache.get(
     manifest.manifestPath,
     async () => {
-      const { entries } = readManifest(await table.io.read(manifest.manifestPath));
+      const bytes = await table.io.read(manifest.manifestPath);
+      const { entries } = decodingFile(manifest.manifestPath, () => readManifest(bytes));
       return inheritFromManifestFile(entries, manifest).filter((e) => e.status !== EntryStatus.DELETED);
     },
     manifestEntriesBytes,

@@ -1,6 +1,8 @@
 // An Iceberg schema: a struct of fields with ids unique across the whole tree (spec "Schemas").
 // Columns are resolved by field id, never by name or position.
-import { fieldFromJson, fieldToJson, type IcebergType, type NestedField, type StructType } from "./types.ts";
+import { z } from "zod";
+import { array, int32, object, parseDocument } from "./json.ts";
+import { fieldToJson, type IcebergType, type NestedField, nestedFieldJson, type StructType } from "./types.ts";
 
 export interface Schema {
   schemaId: number;
@@ -17,14 +19,22 @@ export function schemaToJson(schema: Schema): unknown {
   };
 }
 
-export function schemaFromJson(json: unknown): Schema {
-  const obj = json as Record<string, unknown>;
-  const ids = obj["identifier-field-ids"] as number[] | undefined;
-  return {
-    schemaId: Number(obj["schema-id"] ?? 0),
-    fields: (obj.fields as unknown[]).map(fieldFromJson),
-    ...(ids?.length ? { identifierFieldIds: ids } : {}),
-  };
+/** A schema as table metadata holds it (spec appendix C). `schema-id` is absent only in v1's `schema`. */
+export const schemaJson = object({
+  type: z.literal("struct").optional(),
+  "schema-id": int32.optional(),
+  "identifier-field-ids": array(int32).nullish(),
+  fields: array(nestedFieldJson),
+}).transform(
+  (o): Schema => ({
+    schemaId: o["schema-id"] ?? 0,
+    fields: o.fields,
+    ...(o["identifier-field-ids"]?.length ? { identifierFieldIds: o["identifier-field-ids"] } : {}),
+  }),
+);
+
+export function schemaFromJson(json: unknown, document = "schema"): Schema {
+  return parseDocument(schemaJson, json, document);
 }
 
 export function asStruct(schema: Schema): StructType {

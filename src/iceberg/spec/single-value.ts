@@ -13,7 +13,9 @@
 // Values in JS: boolean; number for int, date, float, double; bigint for the 64-bit types
 // (a safe-integer number is accepted on encode); string; uuid as its text form (a 16-byte
 // Uint8Array is accepted on encode); Uint8Array for fixed and binary; the unscaled bigint for
-// decimal.
+// decimal. Encoding a value of the wrong JS type is a bug of the caller (TypeError, RangeError);
+// decoding bytes that are no value of the type is a corrupt file (IcebergError).
+import { IcebergError } from "../errors.ts";
 import { isInt64, type PrimitiveType, typeToString } from "./types.ts";
 
 export type SingleValue = boolean | number | bigint | string | Uint8Array;
@@ -62,7 +64,10 @@ export function encodeSingleValue(type: PrimitiveType, value: SingleValue): Uint
       if (typeof value !== "string") throw mismatch(type, value);
       return utf8.encode(value);
     case "uuid":
-      return typeof value === "string" ? uuidToBytes(value) : exactly(16, asBytes(value, type), type);
+      if (typeof value === "string") return uuidToBytes(value);
+      if (asBytes(value, type).length !== 16)
+        throw new RangeError(`uuid value has ${asBytes(value, type).length} bytes`);
+      return asBytes(value, type);
     case "binary":
       return asBytes(value, type).slice();
   }
@@ -92,7 +97,11 @@ export function decodeSingleValue(type: PrimitiveType, bytes: Uint8Array): Singl
       exactly(8, bytes, type);
       return view.getFloat64(0, true);
     case "string":
-      return utf8Strict.decode(bytes);
+      try {
+        return utf8Strict.decode(bytes);
+      } catch {
+        throw new IcebergError("corrupt", "string single value is not valid UTF-8");
+      }
     case "uuid":
       return bytesToUuid(exactly(16, bytes, type));
     case "binary":
@@ -115,7 +124,7 @@ export function encodeDecimal(unscaled: bigint): Uint8Array {
 }
 
 export function decodeDecimal(bytes: Uint8Array): bigint {
-  if (bytes.length === 0) throw new RangeError("decimal value has no bytes");
+  if (bytes.length === 0) throw new IcebergError("corrupt", "decimal value has no bytes");
   let value = 0n;
   for (const byte of bytes) value = (value << 8n) | BigInt(byte);
   return BigInt.asIntN(8 * bytes.length, value);
@@ -149,9 +158,10 @@ function asBytes(value: SingleValue, type: PrimitiveType): Uint8Array {
   throw mismatch(type, value);
 }
 
+/** Decoding: bytes of another length than the type's are not a value of it. */
 function exactly(length: number, bytes: Uint8Array, type: PrimitiveType): Uint8Array {
   if (bytes.length !== length) {
-    throw new RangeError(`${typeToString(type)} single value needs ${length} bytes, got ${bytes.length}`);
+    throw new IcebergError("corrupt", `${typeToString(type)} single value needs ${length} bytes, got ${bytes.length}`);
   }
   return bytes;
 }

@@ -1,5 +1,6 @@
 // Snapshots (spec "Snapshots") and the v3 row-lineage fields they carry.
-import { int64, optionalInt64 } from "./json.ts";
+import { z } from "zod";
+import { describeValue, int32, int64, object, string } from "./json.ts";
 
 export type SnapshotOperation = "append" | "replace" | "overwrite" | "delete";
 
@@ -39,22 +40,43 @@ export function snapshotToJson(s: Snapshot): unknown {
   };
 }
 
-export function snapshotFromJson(json: unknown): Snapshot {
-  const o = json as Record<string, unknown>;
-  const parent = optionalInt64(o["parent-snapshot-id"], "parent-snapshot-id");
-  const firstRowId = optionalInt64(o["first-row-id"], "first-row-id");
-  const addedRows = optionalInt64(o["added-rows"], "added-rows");
-  return {
-    snapshotId: int64(o["snapshot-id"], "snapshot-id"),
-    ...(parent === undefined ? {} : { parentSnapshotId: parent }),
-    sequenceNumber: int64(o["sequence-number"] ?? 0, "sequence-number"),
-    timestampMs: int64(o["timestamp-ms"], "timestamp-ms"),
-    manifestList: String(o["manifest-list"]),
-    summary: (o.summary ?? { operation: "append" }) as Snapshot["summary"],
-    ...(o["schema-id"] === undefined ? {} : { schemaId: Number(o["schema-id"]) }),
-    ...(firstRowId === undefined ? {} : { firstRowId }),
-    ...(addedRows === undefined ? {} : { addedRows }),
-  };
+const OPERATIONS = ["append", "replace", "overwrite", "delete"] as const;
+
+const summaryJson = object({
+  operation: z.enum(OPERATIONS, {
+    error: (issue) => `expected one of ${OPERATIONS.join(", ")}, got ${describeValue(issue.input)}`,
+  }),
+}).catchall(string);
+
+/**
+ * A snapshot as table metadata holds it. v1 snapshots may lack sequence-number (0) and summary
+ * (an append); floe does not read v1's inline `manifests` list, only a manifest-list file.
+ */
+export function snapshotJson(formatVersion: number) {
+  const v1 = formatVersion === 1;
+  return object({
+    "snapshot-id": int64,
+    "parent-snapshot-id": int64.nullish(),
+    "sequence-number": v1 ? int64.optional() : int64,
+    "timestamp-ms": int64,
+    "manifest-list": string,
+    summary: v1 ? summaryJson.optional() : summaryJson,
+    "schema-id": int32.nullish(),
+    "first-row-id": int64.nullish(),
+    "added-rows": int64.nullish(),
+  }).transform(
+    (o): Snapshot => ({
+      snapshotId: o["snapshot-id"],
+      ...(o["parent-snapshot-id"] == null ? {} : { parentSnapshotId: o["parent-snapshot-id"] }),
+      sequenceNumber: o["sequence-number"] ?? 0n,
+      timestampMs: o["timestamp-ms"],
+      manifestList: o["manifest-list"],
+      summary: (o.summary ?? { operation: "append" }) as Snapshot["summary"],
+      ...(o["schema-id"] == null ? {} : { schemaId: o["schema-id"] }),
+      ...(o["first-row-id"] == null ? {} : { firstRowId: o["first-row-id"] }),
+      ...(o["added-rows"] == null ? {} : { addedRows: o["added-rows"] }),
+    }),
+  );
 }
 
 /** A random positive int64, as Java's SnapshotIdGenerator does (ids need only be unique per table). */

@@ -1,14 +1,40 @@
 // Table metadata (spec "Table Metadata"), the JSON document a catalog points at. floe writes
 // format version 3: row lineage (next-row-id) and deletion vectors are v3 features.
-import { int64, optionalInt64 } from "./json.ts";
-import { type PartitionSpec, partitionSpecFromJson, partitionSpecToJson } from "./partition-spec.ts";
-import { type Schema, schemaFromJson, schemaToJson } from "./schema.ts";
-import { MAIN_BRANCH, type Snapshot, type SnapshotRef, snapshotFromJson, snapshotToJson } from "./snapshot.ts";
+import { z } from "zod";
+import { IcebergError } from "../errors.ts";
+import {
+  array,
+  describeValue,
+  int32,
+  int64,
+  isJsonObject,
+  object,
+  oneOf,
+  parseDocument,
+  refused,
+  string,
+  stringMap,
+} from "./json.ts";
+import {
+  PARTITION_FIELD_ID_START,
+  type PartitionSpec,
+  partitionFieldsJson,
+  partitionSpecJson,
+  partitionSpecToJson,
+} from "./partition-spec.ts";
+import { type Schema, schemaJson, schemaToJson } from "./schema.ts";
+import { MAIN_BRANCH, type Snapshot, type SnapshotRef, snapshotJson, snapshotToJson } from "./snapshot.ts";
+
+/** The newest format version floe reads and writes. */
+export const FORMAT_VERSION = 3;
 
 export interface SortOrder {
   orderId: number;
   fields: readonly unknown[];
 }
+
+/** Spec: sort order 0 is reserved for the unsorted order. */
+export const unsorted: SortOrder = { orderId: 0, fields: [] };
 
 export interface TableMetadata {
   formatVersion: number;
@@ -38,20 +64,29 @@ export interface TableMetadata {
 
 export function currentSchema(metadata: TableMetadata): Schema {
   const schema = metadata.schemas.find((s) => s.schemaId === metadata.currentSchemaId);
-  if (!schema)
-    throw new Error(`table ${metadata.location}: current-schema-id ${metadata.currentSchemaId} has no schema`);
+  if (!schema) {
+    throw new IcebergError(
+      "corrupt",
+      `table ${metadata.location}: current-schema-id ${metadata.currentSchemaId} has no schema`,
+    );
+  }
   return schema;
 }
 
 export function defaultSpec(metadata: TableMetadata): PartitionSpec {
   const spec = metadata.partitionSpecs.find((s) => s.specId === metadata.defaultSpecId);
-  if (!spec) throw new Error(`table ${metadata.location}: default-spec-id ${metadata.defaultSpecId} has no spec`);
+  if (!spec) {
+    throw new IcebergError(
+      "corrupt",
+      `table ${metadata.location}: default-spec-id ${metadata.defaultSpecId} has no spec`,
+    );
+  }
   return spec;
 }
 
 export function specById(metadata: TableMetadata, specId: number): PartitionSpec {
   const spec = metadata.partitionSpecs.find((s) => s.specId === specId);
-  if (!spec) throw new Error(`table ${metadata.location}: no partition spec with id ${specId}`);
+  if (!spec) throw new IcebergError("corrupt", `table ${metadata.location}: no partition spec with id ${specId}`);
   return spec;
 }
 
@@ -98,53 +133,151 @@ const modelledKeys = new Set([
   "partition-spec",
 ]);
 
-export function tableMetadataFromJson(json: unknown): TableMetadata {
-  const o = json as Record<string, unknown>;
-  const currentSnapshotId = optionalInt64(o["current-snapshot-id"], "current-snapshot-id");
-  const refs: Record<string, SnapshotRef> = {};
-  for (const [name, ref] of Object.entries((o.refs ?? {}) as Record<string, Record<string, unknown>>)) {
-    refs[name] = {
-      snapshotId: int64(ref["snapshot-id"], `refs.${name}.snapshot-id`),
-      type: ref.type as "branch" | "tag",
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const tableUuid = string.refine((value) => UUID.test(value), {
+  error: (issue) => `expected a UUID, got ${describeValue(issue.input)}`,
+});
+
+const sortOrderJson = object({ "order-id": int32, fields: array(z.unknown()) }).transform(
+  (o): SortOrder => ({ orderId: o["order-id"], fields: o.fields }),
+);
+
+const refJson = object({
+  "snapshot-id": int64,
+  type: z.enum(["branch", "tag"], { error: (issue) => `expected branch or tag, got ${describeValue(issue.input)}` }),
+});
+
+const snapshotLogJson = object({ "timestamp-ms": int64, "snapshot-id": int64 });
+const metadataLogJson = object({ "timestamp-ms": int64, "metadata-file": string });
+
+/**
+ * Table metadata of one format version (spec "Table Metadata Fields"): what v2 and v3 require
+ * is required; v1 tables may lack what v1 did not have (last-sequence-number, the lists of
+ * schemas, specs and sort orders, given by v1's single `schema` and `partition-spec`), and
+ * tables before v3 lack next-row-id. The ids the metadata refers to must be in it.
+ */
+function tableMetadataSchema(version: 1 | 2 | 3) {
+  const v1 = version === 1;
+  return object({
+    "format-version": int32,
+    "table-uuid": tableUuid,
+    location: string,
+    "last-sequence-number": v1 ? int64.optional() : int64,
+    "last-updated-ms": int64,
+    "last-column-id": int32,
+    schemas: v1 ? array(schemaJson).optional() : array(schemaJson),
+    schema: schemaJson.optional(),
+    "current-schema-id": v1 ? int32.optional() : int32,
+    "partition-specs": v1 ? array(partitionSpecJson).optional() : array(partitionSpecJson),
+    "partition-spec": partitionFieldsJson.optional(),
+    "default-spec-id": v1 ? int32.optional() : int32,
+    "last-partition-id": v1 ? int32.optional() : int32,
+    "sort-orders": v1 ? array(sortOrderJson).optional() : array(sortOrderJson),
+    "default-sort-order-id": v1 ? int32.optional() : int32,
+    properties: stringMap.nullish(),
+    "current-snapshot-id": int64.nullish(),
+    snapshots: array(snapshotJson(version)).nullish(),
+    "snapshot-log": array(snapshotLogJson).nullish(),
+    "metadata-log": array(metadataLogJson).nullish(),
+    refs: z.record(z.string(), refJson).nullish(),
+    "next-row-id": version >= 3 ? int64 : int64.optional(),
+  }).transform((o, ctx): TableMetadata => {
+    const schemas = o.schemas ?? (o.schema ? [o.schema] : []);
+    if (schemas.length === 0) {
+      ctx.addIssue({ code: "custom", message: "expected an array of schemas, got nothing", path: ["schemas"] });
+    }
+    const currentSchemaId = o["current-schema-id"] ?? o.schema?.schemaId ?? 0;
+    if (schemas.length > 0 && !schemas.some((s) => s.schemaId === currentSchemaId)) {
+      ctx.addIssue({ code: "custom", message: `no schema has id ${currentSchemaId}`, path: ["current-schema-id"] });
+    }
+    const partitionSpecs = o["partition-specs"] ?? [{ specId: 0, fields: o["partition-spec"] ?? [] }];
+    const defaultSpecId = o["default-spec-id"] ?? 0;
+    if (!partitionSpecs.some((s) => s.specId === defaultSpecId)) {
+      ctx.addIssue({ code: "custom", message: `no partition spec has id ${defaultSpecId}`, path: ["default-spec-id"] });
+    }
+    const snapshots = o.snapshots ?? [];
+    const snapshotIds = new Set(snapshots.map((s) => s.snapshotId));
+    const current = o["current-snapshot-id"];
+    const currentSnapshotId = current === null || current === undefined || current === -1n ? undefined : current;
+    if (currentSnapshotId !== undefined && !snapshotIds.has(currentSnapshotId)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `no snapshot has id ${currentSnapshotId}`,
+        path: ["current-snapshot-id"],
+      });
+    }
+    const refs: Record<string, SnapshotRef> = {};
+    for (const [name, ref] of Object.entries(o.refs ?? {})) {
+      if (!snapshotIds.has(ref["snapshot-id"])) {
+        ctx.addIssue({
+          code: "custom",
+          message: `no snapshot has id ${ref["snapshot-id"]}`,
+          path: ["refs", name, "snapshot-id"],
+        });
+      }
+      refs[name] = { snapshotId: ref["snapshot-id"], type: ref.type };
+    }
+    // Spec: a table whose metadata has no refs treats current-snapshot-id as the main branch.
+    if (refs[MAIN_BRANCH] === undefined && currentSnapshotId !== undefined) {
+      refs[MAIN_BRANCH] = { snapshotId: currentSnapshotId, type: "branch" };
+    }
+    const extra = Object.fromEntries(Object.entries(o).filter(([k]) => !modelledKeys.has(k)));
+    return {
+      formatVersion: version,
+      tableUuid: o["table-uuid"],
+      location: o.location,
+      lastSequenceNumber: o["last-sequence-number"] ?? 0n,
+      lastUpdatedMs: o["last-updated-ms"],
+      lastColumnId: o["last-column-id"],
+      schemas,
+      currentSchemaId,
+      partitionSpecs,
+      defaultSpecId,
+      lastPartitionId:
+        o["last-partition-id"] ??
+        Math.max(PARTITION_FIELD_ID_START - 1, ...partitionSpecs.flatMap((s) => s.fields.map((f) => f.fieldId))),
+      sortOrders: o["sort-orders"] ?? [unsorted],
+      defaultSortOrderId: o["default-sort-order-id"] ?? 0,
+      properties: o.properties ?? {},
+      ...(currentSnapshotId === undefined ? {} : { currentSnapshotId }),
+      snapshots,
+      snapshotLog: (o["snapshot-log"] ?? []).map((e) => ({
+        timestampMs: e["timestamp-ms"],
+        snapshotId: e["snapshot-id"],
+      })),
+      metadataLog: (o["metadata-log"] ?? []).map((e) => ({
+        timestampMs: e["timestamp-ms"],
+        metadataFile: e["metadata-file"],
+      })),
+      refs,
+      nextRowId: o["next-row-id"] ?? 0n,
+      ...(Object.keys(extra).length ? { extra } : {}),
     };
+  });
+}
+
+const versions = { 1: tableMetadataSchema(1), 2: tableMetadataSchema(2), 3: tableMetadataSchema(3) };
+
+/** Table metadata JSON (a metadata file, the `metadata` of a REST response) as the model. */
+export const tableMetadataJson: z.ZodType<TableMetadata> = oneOf((value) => {
+  const version = isJsonObject(value) ? value["format-version"] : undefined;
+  if (version === 1 || version === 2 || version === 3) return versions[version];
+  if (typeof version === "number" && Number.isInteger(version) && version > FORMAT_VERSION) {
+    // Spec: implementations must throw if a table's version is higher than the supported version.
+    return refused(`format version ${version} is newer than floe reads (1 to ${FORMAT_VERSION})`, {
+      path: ["format-version"],
+      unsupported: true,
+    });
   }
-  // Spec: a table whose metadata has no refs treats current-snapshot-id as the main branch.
-  if (refs[MAIN_BRANCH] === undefined && currentSnapshotId !== undefined && currentSnapshotId !== -1n) {
-    refs[MAIN_BRANCH] = { snapshotId: currentSnapshotId, type: "branch" };
-  }
-  const extra = Object.fromEntries(Object.entries(o).filter(([k]) => !modelledKeys.has(k)));
-  return {
-    formatVersion: Number(o["format-version"]),
-    tableUuid: String(o["table-uuid"]),
-    location: String(o.location),
-    lastSequenceNumber: int64(o["last-sequence-number"] ?? 0, "last-sequence-number"),
-    lastUpdatedMs: int64(o["last-updated-ms"], "last-updated-ms"),
-    lastColumnId: Number(o["last-column-id"]),
-    schemas: ((o.schemas ?? []) as unknown[]).map(schemaFromJson),
-    currentSchemaId: Number(o["current-schema-id"] ?? 0),
-    partitionSpecs: ((o["partition-specs"] ?? []) as unknown[]).map(partitionSpecFromJson),
-    defaultSpecId: Number(o["default-spec-id"] ?? 0),
-    lastPartitionId: Number(o["last-partition-id"] ?? 999),
-    sortOrders: ((o["sort-orders"] ?? []) as Record<string, unknown>[]).map((s) => ({
-      orderId: Number(s["order-id"]),
-      fields: (s.fields ?? []) as unknown[],
-    })),
-    defaultSortOrderId: Number(o["default-sort-order-id"] ?? 0),
-    properties: (o.properties ?? {}) as Record<string, string>,
-    ...(currentSnapshotId === undefined || currentSnapshotId === -1n ? {} : { currentSnapshotId }),
-    snapshots: ((o.snapshots ?? []) as unknown[]).map(snapshotFromJson),
-    snapshotLog: ((o["snapshot-log"] ?? []) as Record<string, unknown>[]).map((e) => ({
-      timestampMs: int64(e["timestamp-ms"], "snapshot-log.timestamp-ms"),
-      snapshotId: int64(e["snapshot-id"], "snapshot-log.snapshot-id"),
-    })),
-    metadataLog: ((o["metadata-log"] ?? []) as Record<string, unknown>[]).map((e) => ({
-      timestampMs: int64(e["timestamp-ms"], "metadata-log.timestamp-ms"),
-      metadataFile: String(e["metadata-file"]),
-    })),
-    refs,
-    nextRowId: int64(o["next-row-id"] ?? 0, "next-row-id"),
-    ...(Object.keys(extra).length ? { extra } : {}),
-  };
+  return isJsonObject(value)
+    ? refused(`expected 1, 2 or 3, got ${describeValue(version)}`, { path: ["format-version"] })
+    : refused(`expected an object, got ${describeValue(value)}`);
+});
+
+/** `json` as table metadata; a document that is not is an IcebergError naming `document` and the JSON path. */
+export function tableMetadataFromJson(json: unknown, document = "table metadata"): TableMetadata {
+  return parseDocument(tableMetadataJson, json, document);
 }
 
 export function tableMetadataToJson(m: TableMetadata): unknown {

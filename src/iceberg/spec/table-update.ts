@@ -1,6 +1,7 @@
 // Table updates and requirements: the vocabulary of an Iceberg commit (REST catalog spec,
 // CommitTableRequest). A REST catalog applies them on the server; the embedded SQL catalog
 // applies them here, with the same rules, so both catalogs accept and refuse the same commits.
+import { IcebergError } from "../errors.ts";
 import { stringifyJson } from "./json.ts";
 import { type PartitionSpec, partitionSpecToJson } from "./partition-spec.ts";
 import { highestFieldId, type Schema, schemaToJson } from "./schema.ts";
@@ -58,9 +59,9 @@ export function tableRequirementToJson(r: TableRequirement): unknown {
 }
 
 /** A requirement the table no longer meets: the commit must be rebuilt on fresh metadata. */
-export class CommitConflictError extends Error {
-  constructor(message: string) {
-    super(message);
+export class CommitConflictError extends IcebergError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("conflict", message, options);
     this.name = "CommitConflictError";
   }
 }
@@ -121,7 +122,7 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
       case "set-current-schema": {
         const id = u.schemaId === LAST_ADDED_SCHEMA ? lastAddedSchemaId : u.schemaId;
         if (id === undefined || !m.schemas.some((s) => s.schemaId === id)) {
-          throw new Error(`set-current-schema: no schema with id ${u.schemaId}`);
+          throw new IcebergError("validation", `set-current-schema: no schema with id ${u.schemaId}`);
         }
         m = { ...m, currentSchemaId: id };
         break;
@@ -141,7 +142,7 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
         if (m.formatVersion >= 3) {
           // Spec (row lineage): a snapshot's first-row-id is the table's next-row-id at commit.
           if (s.firstRowId === undefined || s.addedRows === undefined) {
-            throw new Error("add-snapshot: a v3 snapshot needs first-row-id and added-rows");
+            throw new IcebergError("validation", "add-snapshot: a v3 snapshot needs first-row-id and added-rows");
           }
           if (s.firstRowId < m.nextRowId) {
             throw new CommitConflictError(
@@ -160,7 +161,7 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
       }
       case "set-snapshot-ref": {
         if (!m.snapshots.some((s) => s.snapshotId === u.snapshotId)) {
-          throw new Error(`set-snapshot-ref: snapshot ${u.snapshotId} does not exist`);
+          throw new IcebergError("validation", `set-snapshot-ref: snapshot ${u.snapshotId} does not exist`);
         }
         m = { ...m, refs: { ...m.refs, [u.refName]: { snapshotId: u.snapshotId, type: u.type } } };
         if (u.refName === MAIN_BRANCH) {

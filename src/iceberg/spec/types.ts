@@ -1,5 +1,18 @@
 // Iceberg data types (spec: "Schemas and Data Types"). Primitive types are their spec names;
 // nested types carry the field ids of their children, because readers resolve columns by id.
+import { z } from "zod";
+import {
+  array,
+  boolean,
+  describeValue,
+  int32,
+  isJsonObject,
+  object,
+  oneOf,
+  refused,
+  string,
+  UNSUPPORTED,
+} from "./json.ts";
 
 export type PrimitiveTypeName =
   | "boolean"
@@ -166,47 +179,96 @@ const primitiveNames = new Set<string>([
   "binary",
 ]);
 
-export function typeFromJson(json: unknown): IcebergType {
-  if (typeof json === "string") {
-    if (primitiveNames.has(json)) return json as PrimitiveTypeName;
-    const dec = /^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$/.exec(json);
-    if (dec) return decimal(Number(dec[1]), Number(dec[2]));
-    const fix = /^fixed\[(\d+)\]$/.exec(json);
-    if (fix) return fixed(Number(fix[1]));
-    throw new TypeError(`unknown Iceberg type ${JSON.stringify(json)}`);
-  }
-  const obj = json as Record<string, unknown>;
-  switch (obj.type) {
-    case "struct":
-      return { kind: "struct", fields: (obj.fields as unknown[]).map(fieldFromJson) };
-    case "list":
-      return {
-        kind: "list",
-        elementId: Number(obj["element-id"]),
-        element: typeFromJson(obj.element),
-        elementRequired: Boolean(obj["element-required"]),
-      };
-    case "map":
-      return {
-        kind: "map",
-        keyId: Number(obj["key-id"]),
-        key: typeFromJson(obj.key),
-        valueId: Number(obj["value-id"]),
-        value: typeFromJson(obj.value),
-        valueRequired: Boolean(obj["value-required"]),
-      };
-    default:
-      throw new TypeError(`unknown Iceberg type ${JSON.stringify(json)}`);
-  }
-}
+/** Types of the v3 spec that floe does not read or write yet: a table with one is unsupported, not corrupt. */
+const UNSUPPORTED_TYPE = /^(variant|unknown|geometry(\(.*\))?|geography(\(.*\))?)$/;
 
-export function fieldFromJson(json: unknown): NestedField {
-  const obj = json as Record<string, unknown>;
-  return {
-    id: Number(obj.id),
-    name: String(obj.name),
-    required: Boolean(obj.required),
-    type: typeFromJson(obj.type),
-    ...(typeof obj.doc === "string" ? { doc: obj.doc } : {}),
-  };
-}
+const primitiveTypeJson = string.transform((name, ctx): PrimitiveType => {
+  if (primitiveNames.has(name)) return name as PrimitiveTypeName;
+  const dec = /^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$/.exec(name);
+  if (dec) return decimal(Number(dec[1]), Number(dec[2]));
+  const fix = /^fixed\[(\d+)\]$/.exec(name);
+  if (fix) return fixed(Number(fix[1]));
+  if (UNSUPPORTED_TYPE.test(name)) {
+    ctx.addIssue({ code: "custom", message: `type ${name} is not supported by floe yet`, params: UNSUPPORTED });
+  } else {
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(name)} is not an Iceberg type` });
+  }
+  return z.NEVER;
+});
+
+const structTypeJson = object({
+  type: z.literal("struct"),
+  get fields() {
+    return array(nestedFieldJson);
+  },
+}).transform((o): StructType => ({ kind: "struct", fields: o.fields }));
+
+const listTypeJson = object({
+  type: z.literal("list"),
+  "element-id": int32,
+  get element() {
+    return icebergTypeJson;
+  },
+  "element-required": boolean,
+}).transform(
+  (o): ListType => ({
+    kind: "list",
+    elementId: o["element-id"],
+    element: o.element,
+    elementRequired: o["element-required"],
+  }),
+);
+
+const mapTypeJson = object({
+  type: z.literal("map"),
+  "key-id": int32,
+  get key() {
+    return icebergTypeJson;
+  },
+  "value-id": int32,
+  get value() {
+    return icebergTypeJson;
+  },
+  "value-required": boolean,
+}).transform(
+  (o): MapType => ({
+    kind: "map",
+    keyId: o["key-id"],
+    key: o.key,
+    valueId: o["value-id"],
+    value: o.value,
+    valueRequired: o["value-required"],
+  }),
+);
+
+const nestedTypes: Record<string, z.ZodType<IcebergType>> = {
+  struct: structTypeJson,
+  list: listTypeJson,
+  map: mapTypeJson,
+};
+
+/** A type as spec appendix C writes it: a primitive's name, or an object of type struct, list or map. */
+export const icebergTypeJson: z.ZodType<IcebergType> = oneOf((value) => {
+  if (typeof value === "string") return primitiveTypeJson;
+  const nested = isJsonObject(value) && typeof value.type === "string" ? nestedTypes[value.type] : undefined;
+  return (
+    nested ??
+    refused(`expected a type (a type name, or an object of type struct, list or map), got ${describeValue(value)}`)
+  );
+});
+
+export const nestedFieldJson: z.ZodType<NestedField> = object({
+  id: int32,
+  name: string,
+  required: boolean,
+  type: icebergTypeJson,
+  doc: string.nullish(),
+}).transform(
+  (o): NestedField => ({
+    id: o.id,
+    name: o.name,
+    required: o.required,
+    type: o.type,
+    ...(typeof o.doc === "string" ? { doc: o.doc } : {}),
+  }),
+);

@@ -218,7 +218,7 @@ streams:
     "11: destination.iceberg.catalog.token: give token or client_id + client_secret, not both",
     "11: destination.iceberg.catalog.client_secret: required with client_id",
     '12: destination.iceberg.target_engines.1: expected databricks | duckdb | spark | snowflake | trino | pyiceberg | athena | bigquery | redshift | iceberg-rust, got "athenax"',
-    '13: destination.iceberg.compression: expected zstd | snappy | gzip | uncompressed, got "lzo"',
+    '13: destination.iceberg.compression: expected zstd | snappy | gzip | lz4 | uncompressed, got "lzo"',
     '15: streams.a.mode: expected upsert | append, got "upsertx"',
     "16: streams.b.on_error: expected dlq | fail | skip, got 3",
     "16: streams.b.extra: unknown key",

@@ -58,7 +58,8 @@ test("each error class has its kind; retryable says whether the same sync, run a
     [new KafkaReadError("t", 0, 4n, "gone"), "kafka", true],
     [new KafkaError("no watermark"), "kafka", true],
     [new NoSuchTableError("loadTable ns.t"), "catalog", false],
-    [new CatalogRequestError("createTable ns.t", "bad request", 400), "catalog", false],
+    [new CatalogRequestError("createTable ns.t", "bad request", { status: 400 }), "catalog", false],
+    [new CatalogRequestError("loadTable ns.t", "busy", { status: 503 }), "connection", true],
     [new TypeError("x is undefined"), "internal", false],
     ["a string", "internal", false],
   ];

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { after, before, test } from "node:test";
 import { CatalogAuthError, CatalogUnreachableError } from "../../../../src/iceberg/catalog/catalog.ts";
 import { OAuth2ClientCredentials } from "../../../../src/iceberg/catalog/oauth2.ts";
+import { errorKind } from "../../../../src/iceberg/errors.ts";
 
 const secret = "s3cr3t-client-secret";
 let requests: URLSearchParams[] = [];
@@ -135,6 +136,25 @@ test("an unreachable token endpoint is a CatalogUnreachableError naming it", asy
     assert.ok(error.message.startsWith(expected), error.message);
     return true;
   });
+});
+
+test("a token answer that is not RFC 6749's is corrupt, naming the call, the endpoint and the field", async () => {
+  for (const [body, problem] of [
+    [{ token_type: "bearer" }, "access_token: expected a string, got nothing"],
+    [{ access_token: "", token_type: "bearer" }, "access_token: expected a token, got an empty string"],
+    [{ access_token: "t", expires_in: "3600" }, 'expires_in: expected a number of seconds, got the string "3600"'],
+    ["<html>", "not JSON ("],
+  ] as const) {
+    respond = (_form, res) => res.end(typeof body === "string" ? body : JSON.stringify(body));
+    await assert.rejects(session().authorization("getConfig"), (error: unknown) => {
+      assert.equal(errorKind(error), "corrupt", String(error));
+      assert.ok(
+        (error as Error).message.startsWith(`getConfig: the token endpoint's answer (${tokenUri}): ${problem}`),
+        (error as Error).message,
+      );
+      return true;
+    });
+  }
 });
 
 test("redact() scrubs the secret and the current token", async () => {

@@ -1,5 +1,6 @@
 // The REST client against a scripted local server: config merging, routes, status mapping,
 // retries, authentication renewal, and what errors say (and never say).
+
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import {
@@ -14,6 +15,7 @@ import {
   NoSuchTableError,
 } from "../../../../src/iceberg/catalog/catalog.ts";
 import { connectRestCatalog, type RestCatalogOptions } from "../../../../src/iceberg/catalog/rest-catalog.ts";
+import { errorKind } from "../../../../src/iceberg/errors.ts";
 import type { FileIO } from "../../../../src/iceberg/io/file-io.ts";
 import { type FakeServer, fakeServer, icebergError, tableMetadataJson } from "./fake-http-server.ts";
 
@@ -132,6 +134,80 @@ test("a commit sends identifier, requirements and updates with exact int64s", as
     identifier: { namespace: ["kafka_topics"], name: "orders" },
     requirements: [{ type: "assert-ref-snapshot-id", ref: "main", "snapshot-id": "big" }],
     updates: [{ action: "set-properties", updates: { k: "v" } }],
+  });
+});
+
+test("a response that is not the spec's document is corrupt, naming the call, the URL and the JSON path", async () => {
+  const url = `${server.uri}${tablePath}`;
+  const noUuid = tableMetadataJson();
+  delete noUuid["table-uuid"];
+  const cases: [() => Promise<unknown>, string, () => void][] = [
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): metadata.table-uuid: expected a string, got nothing`,
+      () => server.routes.set(`GET ${tablePath}`, () => ({ json: { metadata: noUuid } })),
+    ],
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): metadata.last-column-id: expected a 32-bit integer, got nothing`,
+      () => {
+        const noLastColumnId = tableMetadataJson();
+        delete noLastColumnId["last-column-id"];
+        server.routes.set(`GET ${tablePath}`, () => ({ json: { metadata: noLastColumnId } }));
+      },
+    ],
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): metadata.format-version: expected 1, 2 or 3, got nothing`,
+      () => server.routes.set(`GET ${tablePath}`, () => ({ json: { metadata: {} } })),
+    ],
+    [
+      () => catalog.loadTable(id),
+      `loadTable kafka_topics.orders: the catalog's LoadTableResult (${url}): config["s3.region"]: expected a string, got 1`,
+      () =>
+        server.routes.set(`GET ${tablePath}`, () => ({
+          json: { metadata: tableMetadataJson(), config: { "s3.region": 1 } },
+        })),
+    ],
+    [
+      () => catalog.commitTable(id, [], [{ action: "set-properties", updates: { k: "v" } }]),
+      `commitTable kafka_topics.orders: the catalog's CommitTableResponse (${url}): metadata-location: expected a string, got nothing`,
+      () => server.routes.set(`POST ${tablePath}`, () => ({ json: { metadata: tableMetadataJson() } })),
+    ],
+    [
+      () => catalog.listTables(["kafka_topics"]),
+      `listTables kafka_topics: the catalog's ListTablesResponse (${server.uri}/v1/namespaces/kafka_topics/tables): identifiers[0].name: expected a string, got nothing`,
+      () =>
+        server.routes.set("GET /v1/namespaces/kafka_topics/tables", () => ({
+          json: { identifiers: [{ namespace: ["kafka_topics"] }] },
+        })),
+    ],
+    [
+      () => catalog.listNamespaces(),
+      `listNamespaces: the catalog's ListNamespacesResponse (${server.uri}/v1/namespaces): namespaces: expected an array, got an object`,
+      () => server.routes.set("GET /v1/namespaces", () => ({ json: { namespaces: { a: 1 } } })),
+    ],
+  ];
+  const catalog = await connect();
+  for (const [call, message, route] of cases) {
+    route();
+    await assert.rejects(call(), (error: unknown) => {
+      assert.equal(errorKind(error), "corrupt", String(error));
+      assert.equal((error as Error).message, message);
+      return true;
+    });
+  }
+});
+
+test("a config whose properties are not strings is corrupt; a non-object config is not an Iceberg endpoint", async () => {
+  server.routes.set("GET /v1/config", () => ({ json: { defaults: { prefix: 7 } } }));
+  await assert.rejects(connect(), (error: unknown) => {
+    assert.equal(errorKind(error), "corrupt", String(error));
+    assert.equal(
+      (error as Error).message,
+      `getConfig: the catalog's ConfigResponse (${server.uri}/v1/config): defaults.prefix: expected a string, got 7`,
+    );
+    return true;
   });
 });
 
@@ -352,7 +428,7 @@ test("a closed port is unreachable after the retries, naming the URL", async () 
 test("a URI with user info is refused without quoting it", async () => {
   const uri = server.uri.replace("http://", "http://user:hunter2@");
   await assert.rejects(connectRestCatalog({ uri }), (error: unknown) => {
-    assert.ok(error instanceof TypeError, String(error));
+    assert.equal(errorKind(error), "validation", String(error));
     assert.ok(!String(error).includes("hunter2"), String(error));
     return true;
   });

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { type FileMetaData, parquetMetadata, parquetReadObjects, type SchemaElement } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { ColumnBatchBuilder } from "../../../../src/iceberg/parquet/column-batch.ts";
-import { type ParquetCodec, writeDataFiles } from "../../../../src/iceberg/parquet/data-file-writer.ts";
+import type { ParquetCodec } from "../../../../src/iceberg/parquet/compression-codec.ts";
+import { writeDataFiles } from "../../../../src/iceberg/parquet/data-file-writer.ts";
 import type { Schema } from "../../../../src/iceberg/spec/schema.ts";
 import { fieldById } from "../../../../src/iceberg/spec/schema.ts";
 import { decodeSingleValue, type SingleValue } from "../../../../src/iceberg/spec/single-value.ts";
@@ -411,6 +412,7 @@ test("each codec writes a file whose chunks name it; an empty table writes no fi
     zstd: "ZSTD",
     snappy: "SNAPPY",
     gzip: "GZIP",
+    lz4: "LZ4_RAW",
     uncompressed: "UNCOMPRESSED",
   };
   for (const [codec, name] of Object.entries(expected)) {
