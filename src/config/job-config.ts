@@ -82,7 +82,7 @@ export type CatalogSettings =
       readonly requestTimeoutMs: number;
     }
   /** The embedded catalog: SQLite in the warehouse folder (an absolute path, or a URI such as s3://). */
-  | { readonly type: "sql"; readonly warehouse: string };
+  | { readonly type: "sql"; readonly warehouse: string; readonly uri?: string | undefined };
 
 export interface TokenCredential {
   readonly token: Secret;

@@ -204,6 +204,9 @@ const unityCatalog = z
 const sqlCatalog = z.strictObject({
   type: z.literal("sql"),
   warehouse: nonEmpty.default("./warehouse").describe("Folder (relative to the job file) or URI of the warehouse."),
+  uri: nonEmpty
+    .optional()
+    .describe("The SQLite database file. Default <warehouse>/catalog.db; required with an object-store warehouse."),
 });
 
 const iceberg = z.strictObject({
@@ -462,6 +465,6 @@ function catalogSettings(c: CatalogInput): CatalogSettings {
         requestTimeoutMs: c.request_timeout,
       };
     case "sql":
-      return { type: "sql", warehouse: c.warehouse };
+      return { type: "sql", warehouse: c.warehouse, ...(c.uri === undefined ? {} : { uri: c.uri }) };
   }
 }

@@ -189,9 +189,15 @@ function withResolvedPaths(job: JobConfig, folder: string): JobConfig {
   });
   const security: KafkaSecurity =
     "tls" in job.kafka.security ? { ...job.kafka.security, tls: tls(job.kafka.security.tls) } : job.kafka.security;
+  const isUri = (value: string) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value);
+  const sql = job.iceberg.catalog.type === "sql" ? job.iceberg.catalog : undefined;
   const catalog: CatalogSettings =
-    job.iceberg.catalog.type === "sql" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(job.iceberg.catalog.warehouse)
-      ? { type: "sql", warehouse: path(job.iceberg.catalog.warehouse) }
-      : job.iceberg.catalog;
+    sql === undefined
+      ? job.iceberg.catalog
+      : {
+          type: "sql",
+          warehouse: /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(sql.warehouse) ? sql.warehouse : path(sql.warehouse),
+          ...(sql.uri === undefined ? {} : { uri: isUri(sql.uri) ? sql.uri : path(sql.uri) }),
+        };
   return { ...job, kafka: { ...job.kafka, security }, iceberg: { ...job.iceberg, catalog } };
 }

@@ -7,6 +7,7 @@ import type { CatalogConfig } from "../iceberg/catalog/load-catalog.ts";
 import type { FileIOFactory } from "../iceberg/io/file-io.ts";
 import { storageFileIO } from "../iceberg/io/storage-file-io.ts";
 import type { KafkaConnectionConfig } from "../kafka/connection.ts";
+import { cloudStorageOptions } from "./cloud-storage.ts";
 
 export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
   const security = source.security;
@@ -33,7 +34,12 @@ export function kafkaConnection(source: KafkaSource): KafkaConnectionConfig {
 export function catalogConfig(settings: CatalogSettings): CatalogConfig {
   switch (settings.type) {
     case "sql":
-      return { type: "sql", name: "floe", warehouse: settings.warehouse };
+      return {
+        type: "sql",
+        name: "floe",
+        warehouse: settings.warehouse,
+        ...(settings.uri === undefined ? {} : { uri: settings.uri }),
+      };
     case "rest": {
       const credential = settings.credential;
       return {
@@ -73,23 +79,27 @@ export function catalogConfig(settings: CatalogSettings): CatalogConfig {
 /** The tables' FileIO, by location scheme, with the job's static storage settings (secrets revealed here). */
 export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory {
   const s3 = storage?.s3;
-  if (s3 === undefined) return storageFileIO();
-  const credentials = s3.credentials;
+  const credentials = s3?.credentials;
   return storageFileIO({
-    s3: {
-      endpoint: s3.endpoint,
-      region: s3.region,
-      pathStyleAccess: s3.pathStyleAccess,
-      requestChecksums: s3.requestChecksums,
-      partSizeBytes: s3.partSizeBytes,
-      credentials:
-        credentials === undefined
-          ? undefined
-          : {
-              accessKeyId: credentials.accessKeyId,
-              secretAccessKey: credentials.secretAccessKey.reveal(),
-              sessionToken: credentials.sessionToken?.reveal(),
-            },
-    },
+    ...(s3 === undefined
+      ? {}
+      : {
+          s3: {
+            endpoint: s3.endpoint,
+            region: s3.region,
+            pathStyleAccess: s3.pathStyleAccess,
+            requestChecksums: s3.requestChecksums,
+            partSizeBytes: s3.partSizeBytes,
+            credentials:
+              credentials === undefined
+                ? undefined
+                : {
+                    accessKeyId: credentials.accessKeyId,
+                    secretAccessKey: credentials.secretAccessKey.reveal(),
+                    sessionToken: credentials.sessionToken?.reveal(),
+                  },
+          },
+        }),
+    ...cloudStorageOptions(storage),
   });
 }

@@ -79,9 +79,14 @@ const SQLITE_CANTOPEN = 14;
  * database floe cannot write fails here, naming the path and what floe tried to do there.
  */
 export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCatalog> {
-  const warehouse = resolve(options.warehouse);
-  const database = options.uri === undefined ? join(warehouse, "catalog.db") : databasePath(options.uri);
+  // An object-store warehouse (gs://, s3://, abfss://...) holds the tables; the database stays local.
+  const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.warehouse) && !options.warehouse.startsWith("file:");
+  const warehouse = remote ? options.warehouse.replace(/\/+$/, "") : resolve(options.warehouse);
   const call = `opening the sql catalog in ${warehouse}`;
+  if (remote && options.uri === undefined) {
+    throw new CatalogError(call, "a warehouse in an object store needs the catalog database's path (uri)");
+  }
+  const database = options.uri === undefined ? join(warehouse, "catalog.db") : databasePath(options.uri);
   const attempt = <T>(what: string, work: () => T): T => {
     try {
       return work();
@@ -89,7 +94,7 @@ export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCat
       throw new CatalogError(call, `cannot ${what}: ${storageProblem(error, dirname(database))}`, { cause: error });
     }
   };
-  attempt(`create the warehouse directory ${warehouse}`, () => mkdirSync(warehouse, { recursive: true }));
+  if (!remote) attempt(`create the warehouse directory ${warehouse}`, () => mkdirSync(warehouse, { recursive: true }));
   attempt(`create the directory ${dirname(database)} of the catalog database`, () =>
     mkdirSync(dirname(database), { recursive: true }),
   );

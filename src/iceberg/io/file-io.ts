@@ -35,7 +35,9 @@ export type FileIOFactory = (
 
 export class UnsupportedLocationError extends Error {
   constructor(location: string) {
-    super(`no file IO for ${location}: floe reads and writes local paths (file:) and s3:// (s3a://) locations`);
+    super(
+      `no file IO for ${location}: floe reads and writes local paths (file:), s3:// (s3a://), gs://, abfss:// and wasbs:// locations`,
+    );
     this.name = "UnsupportedLocationError";
   }
 }
