@@ -38,6 +38,8 @@ export class AzureFileIO implements FileIO {
     config: AzureClientConfig,
     renewal?: FileIOContext["refresh"],
     options: AzureStorageOptions = {},
+    /** The HTTP client under the SDK's pipeline (tests capture the signed requests). */
+    transport?: StoragePipelineOptions["httpClient"],
   ) {
     this.config = config;
     const { credentials, credentialSource } = config;
@@ -61,6 +63,7 @@ export class AzureFileIO implements FileIO {
       retryOptions: { maxTries: config.maxAttempts, tryTimeoutInMs: 120_000 },
       // No telemetry headers beyond the SDK's user agent; nothing else is contacted.
       userAgentOptions: { userAgentPrefix: "floe" },
+      ...(transport === undefined ? {} : { httpClient: transport }),
     };
   }
 
@@ -86,7 +89,9 @@ export class AzureFileIO implements FileIO {
     if (length === 0) return new Uint8Array(0);
     const bytes = await this.#call("read range", location, async (blob) => {
       try {
-        return new Uint8Array(await blob.downloadToBuffer(offset, length));
+        // One Get Blob with a range; a range that runs past the end comes back short.
+        const answer = await blob.download(offset, length);
+        return await bytesOf(answer.readableStreamBody);
       } catch (error) {
         // 416: the range starts past the end of the blob.
         if (error instanceof RestError && error.statusCode === 416) return new Uint8Array(0);
@@ -142,9 +147,9 @@ export class AzureFileIO implements FileIO {
     } else {
       client = new ContainerClient(url, new AnonymousCredential(), this.#pipeline);
     }
-    // Percent-encoded here, segment by segment: the SDK leaves %XX sequences as they are, so a
-    // literal "%" of the name (Iceberg's escaped partition values) must reach it as "%25".
-    return client.getBlockBlobClient(path.split("/").map(encodeURIComponent).join("/"));
+    // The SDK percent-encodes the name itself, "%" included: a literal "%" of the location
+    // (Iceberg's escaped partition values) names the same blob for every reader.
+    return client.getBlockBlobClient(path);
   }
 
   /** Runs one operation; a vended SAS refused is renewed and it runs once more. */
@@ -170,6 +175,13 @@ export class AzureFileIO implements FileIO {
       }
     }
   }
+}
+
+async function bytesOf(body: NodeJS.ReadableStream | undefined): Promise<Uint8Array> {
+  if (body === undefined) return new Uint8Array(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return new Uint8Array(Buffer.concat(chunks));
 }
 
 const ACCESS_DENIED = new Set([
