@@ -2,12 +2,12 @@
 // SDK, gs:// on the GCS JSON API, abfss:// and wasbs:// on the Azure Blob SDK, local paths and
 // file: URIs on the filesystem.
 import type { AzureStorageOptions } from "./azure-config.ts";
-import { azureFileIOFactory } from "./azure-file-io.ts";
 import { isAzureLocation } from "./azure-location.ts";
 import type { FileIOFactory } from "./file-io.ts";
 import type { GcsStorageOptions } from "./gcs-config.ts";
 import { gcsFileIOFactory } from "./gcs-file-io.ts";
 import { isGcsLocation } from "./gcs-location.ts";
+import { lazyFileIO } from "./lazy-file-io.ts";
 import { localFileIO } from "./local-file-io.ts";
 import type { S3StorageOptions } from "./s3-config.ts";
 import { s3FileIOFactory } from "./s3-file-io.ts";
@@ -23,7 +23,7 @@ export interface StorageOptions {
 export function storageFileIO(options: StorageOptions = {}): FileIOFactory {
   const s3 = s3FileIOFactory(options.s3);
   const gcs = gcsFileIOFactory(options.gcs);
-  const azure = azureFileIOFactory(options.azure);
+  const azure = lazyFileIO(async () => (await import("./azure-file-io.ts")).azureFileIOFactory(options.azure));
   return (location, properties, context) => {
     if (isS3Location(location)) return s3(location, properties, context);
     if (isGcsLocation(location)) return gcs(location, properties, context);
