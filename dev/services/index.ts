@@ -1,5 +1,7 @@
 // The real services the tests, the demo and the benchmarks run against, in start order (the S3
 // catalog needs MinIO up).
+import { azuriteService } from "./azurite.ts";
+import { fakeGcsService } from "./fake-gcs-server.ts";
 import { icebergRest } from "./iceberg-rest.ts";
 import { icebergRestS3 } from "./iceberg-rest-s3.ts";
 import { kafka } from "./kafka.ts";
@@ -8,4 +10,13 @@ import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
 import { versitygwService } from "./versitygw.ts";
 
-export const services: Service[] = [kafka, icebergRest, minioService, icebergRestS3, versitygwService, readers];
+export const services: Service[] = [
+  kafka,
+  icebergRest,
+  minioService,
+  icebergRestS3,
+  versitygwService,
+  fakeGcsService,
+  azuriteService,
+  readers,
+];

@@ -42,7 +42,7 @@ export type CatalogSettings =
       readonly requestTimeoutMs: number;
     }
   /** The embedded catalog: SQLite in the warehouse folder (an absolute path once loaded, or a URI such as s3://). */
-  | { readonly type: "sql"; readonly warehouse: string };
+  | { readonly type: "sql"; readonly warehouse: string; readonly uri?: string | undefined };
 
 const MIB = 1024 * 1024;
 
@@ -91,6 +91,9 @@ const unityCatalog = z
 const sqlCatalog = z.strictObject({
   type: z.literal("sql"),
   warehouse: nonEmpty.default("./warehouse").describe("Folder (relative to the job file) or URI of the warehouse."),
+  uri: nonEmpty
+    .optional()
+    .describe("The SQLite database file. Default <warehouse>/catalog.db; required with an object-store warehouse."),
 });
 
 /** The keys of destination.iceberg that describe the catalog and the tables' files. */
@@ -167,6 +170,6 @@ function catalogSettings(c: CatalogInput): CatalogSettings {
         requestTimeoutMs: c.request_timeout,
       };
     case "sql":
-      return { type: "sql", warehouse: c.warehouse };
+      return { type: "sql", warehouse: c.warehouse, ...(c.uri === undefined ? {} : { uri: c.uri }) };
   }
 }

@@ -176,9 +176,16 @@ function withResolvedPaths(job: Job, folder: string): Job {
   });
   const given = job.source.security;
   const security: KafkaSecurity = "tls" in given && given.tls ? { ...given, tls: tls(given.tls) } : given;
+  // A warehouse or database given as a URI (s3://, gs://, file:) is kept; a path is the job file's.
+  const isUri = (value: string) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value);
+  const sql = job.destination.catalog.type === "sql" ? job.destination.catalog : undefined;
   const catalog: CatalogSettings =
-    job.destination.catalog.type === "sql" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(job.destination.catalog.warehouse)
-      ? { type: "sql", warehouse: path(job.destination.catalog.warehouse) }
-      : job.destination.catalog;
+    sql === undefined
+      ? job.destination.catalog
+      : {
+          type: "sql",
+          warehouse: /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(sql.warehouse) ? sql.warehouse : path(sql.warehouse),
+          ...(sql.uri === undefined ? {} : { uri: isUri(sql.uri) ? sql.uri : path(sql.uri) }),
+        };
   return { ...job, source: { ...job.source, security }, destination: { ...job.destination, catalog } };
 }

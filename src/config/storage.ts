@@ -13,11 +13,21 @@
 //       secret_access_key: ${AWS_SECRET_ACCESS_KEY}
 import { z } from "zod";
 import { Secret } from "./secret.ts";
+import {
+  type AzureStorageSettings,
+  azureSchema,
+  azureSettings,
+  type GcsStorageSettings,
+  gcsSchema,
+  gcsSettings,
+} from "./storage-cloud.ts";
 
 const MIB = 1024 * 1024;
 
 export interface StorageSettings {
   readonly s3: S3StorageSettings | undefined;
+  readonly gcs?: GcsStorageSettings | undefined;
+  readonly azure?: AzureStorageSettings | undefined;
 }
 
 export interface S3StorageSettings {
@@ -78,13 +88,18 @@ const s3 = z
   });
 
 export const storageSchema = z
-  .strictObject({ s3: s3.optional() })
-  .describe("How floe reaches the tables' object store (s3:// locations).");
+  .strictObject({ s3: s3.optional(), gcs: gcsSchema.optional(), azure: azureSchema.optional() })
+  .describe("How floe reaches the tables' object store (s3://, gs://, abfss:// and wasbs:// locations).");
 
 export function storageSettings(input: z.output<typeof storageSchema>): StorageSettings {
+  const cloud = {
+    ...(input.gcs === undefined ? {} : { gcs: gcsSettings(input.gcs) }),
+    ...(input.azure === undefined ? {} : { azure: azureSettings(input.azure) }),
+  };
   const s = input.s3;
-  if (s === undefined) return { s3: undefined };
+  if (s === undefined) return { s3: undefined, ...cloud };
   return {
+    ...cloud,
     s3: {
       endpoint: s.endpoint,
       region: s.region,

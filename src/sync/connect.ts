@@ -16,6 +16,7 @@ import type { FileIOFactory } from "../iceberg/io/file-io.ts";
 import { storageFileIO } from "../iceberg/io/storage-file-io.ts";
 import { KafkaCluster, type KafkaConnectionOptions } from "../kafka/connection.ts";
 import { KafkaSource } from "../kafka/kafka-source.ts";
+import { cloudStorageOptions } from "./cloud-storage.ts";
 import type { SyncSource } from "./source.ts";
 
 /** How the embedded catalog is named in messages. */
@@ -34,7 +35,12 @@ export function catalogConfig(destination: Destination): CatalogConfig {
   const settings = destination.catalog;
   switch (settings.type) {
     case "sql":
-      return { type: "sql", name: SQL_CATALOG_NAME, warehouse: settings.warehouse };
+      return {
+        type: "sql",
+        name: SQL_CATALOG_NAME,
+        warehouse: settings.warehouse,
+        ...(settings.uri === undefined ? {} : { uri: settings.uri }),
+      };
     case "rest":
       return {
         type: "rest",
@@ -97,23 +103,27 @@ export async function withConnections<T>(job: Job, work: (connections: JobConnec
 /** The tables' FileIO, by location scheme, with the job's static storage settings (secrets revealed here). */
 export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory {
   const s3 = storage?.s3;
-  if (s3 === undefined) return storageFileIO();
-  const credentials = s3.credentials;
+  const credentials = s3?.credentials;
   return storageFileIO({
-    s3: {
-      endpoint: s3.endpoint,
-      region: s3.region,
-      pathStyleAccess: s3.pathStyleAccess,
-      requestChecksums: s3.requestChecksums,
-      partSizeBytes: s3.partSizeBytes,
-      credentials:
-        credentials === undefined
-          ? undefined
-          : {
-              accessKeyId: credentials.accessKeyId,
-              secretAccessKey: credentials.secretAccessKey.reveal(),
-              sessionToken: credentials.sessionToken?.reveal(),
-            },
-    },
+    ...(s3 === undefined
+      ? {}
+      : {
+          s3: {
+            endpoint: s3.endpoint,
+            region: s3.region,
+            pathStyleAccess: s3.pathStyleAccess,
+            requestChecksums: s3.requestChecksums,
+            partSizeBytes: s3.partSizeBytes,
+            credentials:
+              credentials === undefined
+                ? undefined
+                : {
+                    accessKeyId: credentials.accessKeyId,
+                    secretAccessKey: credentials.secretAccessKey.reveal(),
+                    sessionToken: credentials.sessionToken?.reveal(),
+                  },
+          },
+        }),
+    ...cloudStorageOptions(storage),
   });
 }

@@ -80,9 +80,18 @@ const SQLITE_CANTOPEN = 14;
  * database floe cannot write fails here, naming the path and what floe tried to do there.
  */
 export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCatalog> {
-  const warehouse = resolve(options.warehouse);
-  const database = options.uri === undefined ? join(warehouse, "catalog.db") : databasePath(options.uri);
+  // An object-store warehouse (gs://, s3://, abfss://...) holds the tables; the database stays local.
+  const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.warehouse) && !options.warehouse.startsWith("file:");
+  const warehouse = remote ? options.warehouse.replace(/\/+$/, "") : resolve(options.warehouse);
   const call = `opening the sql catalog in ${warehouse}`;
+  if (remote && options.uri === undefined) {
+    throw new CatalogError(
+      "validation",
+      call,
+      "a warehouse in an object store needs the catalog database's path (uri)",
+    );
+  }
+  const database = options.uri === undefined ? join(warehouse, "catalog.db") : databasePath(options.uri);
   const attempt = <T>(what: string, work: () => T): T => {
     try {
       return work();
@@ -92,7 +101,7 @@ export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCat
       });
     }
   };
-  attempt(`create the warehouse directory ${warehouse}`, () => mkdirSync(warehouse, { recursive: true }));
+  if (!remote) attempt(`create the warehouse directory ${warehouse}`, () => mkdirSync(warehouse, { recursive: true }));
   attempt(`create the directory ${dirname(database)} of the catalog database`, () =>
     mkdirSync(dirname(database), { recursive: true }),
   );

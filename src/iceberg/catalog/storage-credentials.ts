@@ -67,7 +67,7 @@ export function stringValues(record: Readonly<Record<string, unknown>>): Record<
 
 /** Whether a layer carries credentials of any store floe knows. */
 function hasKeys(config: Readonly<Record<string, string>>): boolean {
-  return Object.keys(config).some((key) => CREDENTIAL_KEYS.has(key));
+  return Object.keys(config).some((key) => CREDENTIAL_KEYS.has(key) || key.startsWith("adls.sas-token."));
 }
 
-const CREDENTIAL_KEYS = new Set(["s3.access-key-id", "s3.secret-access-key", "s3.session-token"]);
+const CREDENTIAL_KEYS = new Set(["s3.access-key-id", "s3.secret-access-key", "s3.session-token", "gcs.oauth2.token"]);

@@ -38,7 +38,7 @@ export class UnsupportedLocationError extends IcebergError {
   constructor(location: string) {
     super(
       "unsupported",
-      `no file IO for ${location}: floe reads and writes local paths (file:) and s3:// (s3a://) locations`,
+      `no file IO for ${location}: floe reads and writes local paths (file:), s3:// (s3a://), gs://, abfss:// and wasbs:// locations`,
     );
     this.name = "UnsupportedLocationError";
   }

@@ -6,34 +6,39 @@
 import type { StorageProperties } from "./file-io.ts";
 import type { S3Credentials } from "./s3-config.ts";
 
+/** Anything with an expiry: S3 keys, a GCS token, an Azure SAS. */
+export interface Expiring {
+  readonly expiresAtMs?: number | undefined;
+}
+
 const MAX_MARGIN_MS = 5 * 60_000;
 /** Renewals never follow each other closer than this, whatever the catalog hands out. */
 const MIN_RENEWAL_INTERVAL_MS = 1000;
 
-export interface CredentialRenewal {
+export interface CredentialRenewal<C extends Expiring = S3Credentials> {
   /** Asks the catalog; `select` picks the credentials out of its answer (undefined: it vended none). */
   refresh: () => Promise<StorageProperties>;
-  select: (fresh: StorageProperties) => S3Credentials | undefined;
+  select: (fresh: StorageProperties) => C | undefined;
 }
 
-export class RefreshingCredentials {
-  #current: S3Credentials;
+export class RefreshingCredentials<C extends Expiring = S3Credentials> {
+  #current: C;
   #renewAt: number;
-  #renewal: CredentialRenewal | undefined;
+  #renewal: CredentialRenewal<C> | undefined;
   #pending: Promise<void> | undefined;
   #lastRenewal = 0;
   readonly #now: () => number;
   /** How many times the catalog was asked, for tests and reports. */
   renewals = 0;
 
-  constructor(initial: S3Credentials, renewal: CredentialRenewal | undefined, now: () => number = Date.now) {
+  constructor(initial: C, renewal: CredentialRenewal<C> | undefined, now: () => number = Date.now) {
     this.#now = now;
     this.#current = initial;
     this.#renewal = renewal;
     this.#renewAt = renewTime(initial, now());
   }
 
-  get current(): S3Credentials {
+  get current(): C {
     return this.#current;
   }
 
@@ -42,7 +47,7 @@ export class RefreshingCredentials {
   }
 
   /** The credentials to sign the next request with, renewed first when they are due. */
-  async get(): Promise<S3Credentials> {
+  async get(): Promise<C> {
     if (this.#renewal !== undefined && this.#now() >= this.#renewAt) {
       try {
         await this.renew();
@@ -64,7 +69,7 @@ export class RefreshingCredentials {
     return this.#pending;
   }
 
-  async #renewOnce(renewal: CredentialRenewal): Promise<void> {
+  async #renewOnce(renewal: CredentialRenewal<C>): Promise<void> {
     const wait = this.#lastRenewal + MIN_RENEWAL_INTERVAL_MS - this.#now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     this.renewals++;
@@ -79,7 +84,7 @@ export class RefreshingCredentials {
 }
 
 /** Half-way through the remaining lifetime, and at least MAX_MARGIN_MS before expiry. */
-export function renewTime(credentials: S3Credentials, now: number): number {
+export function renewTime(credentials: Expiring, now: number): number {
   const expiresAt = credentials.expiresAtMs;
   if (expiresAt === undefined) return Number.POSITIVE_INFINITY;
   const remaining = expiresAt - now;

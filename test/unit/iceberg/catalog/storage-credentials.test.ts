@@ -71,3 +71,14 @@ test("storage-credentials as catalogs send them: malformed entries dropped, non-
   assert.deepEqual(parseStorageCredentials(undefined), []);
   assert.deepEqual(parseStorageCredentials({}), []);
 });
+
+test("a GCS token or an ADLS SAS counts as credentials for the origin, as S3 keys do", () => {
+  const gcs = "gs://bucket/wh/ns/orders";
+  const gcsCredentials = [{ prefix: "gs://bucket/wh", config: { "gcs.oauth2.token": "ya29.t" } }];
+  assert.equal(tableStorageProperties(gcs, {}, {}, gcsCredentials).origin, "storage-credentials for gs://bucket/wh");
+  const adls = "abfss://lake@acct.dfs.core.windows.net/wh/ns/orders";
+  assert.equal(
+    tableStorageProperties(adls, {}, { "adls.sas-token.acct.dfs.core.windows.net": "sig=x" }, []).origin,
+    "the table's config",
+  );
+});

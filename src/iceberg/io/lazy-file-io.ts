@@ -1,0 +1,22 @@
+// A FileIO whose implementation module is loaded on first use: the Azure SDK takes about 0.2 s
+// to load, which every floe command would pay though few tables live in Azure.
+import type { FileIO, FileIOFactory } from "./file-io.ts";
+
+export function lazyFileIO(load: () => Promise<FileIOFactory>): FileIOFactory {
+  let factory: Promise<FileIOFactory> | undefined;
+  return (location, properties, context) => {
+    let io: Promise<FileIO> | undefined;
+    const get = () => {
+      factory ??= load();
+      io ??= factory.then((make) => make(location, properties, context));
+      return io;
+    };
+    return {
+      write: async (l, bytes) => (await get()).write(l, bytes),
+      read: async (l) => (await get()).read(l),
+      readRange: async (l, offset, length) => (await get()).readRange(l, offset, length),
+      exists: async (l) => (await get()).exists(l),
+      delete: async (l) => (await get()).delete(l),
+    };
+  };
+}

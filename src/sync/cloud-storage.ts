@@ -1,0 +1,29 @@
+// The job's static GCS and Azure settings as the FileIOs take them: secrets revealed here, at the
+// one place that hands them to a client.
+import type { StorageSettings } from "../config/storage.ts";
+import type { StorageOptions } from "../iceberg/io/storage-file-io.ts";
+
+export function cloudStorageOptions(storage: StorageSettings | undefined): Pick<StorageOptions, "gcs" | "azure"> {
+  const gcs = storage?.gcs;
+  const azure = storage?.azure;
+  return {
+    ...(gcs === undefined
+      ? {}
+      : {
+          gcs: {
+            endpoint: gcs.endpoint,
+            oauth2Token: gcs.oauth2Token?.reveal(),
+            serviceAccountKeyFile: gcs.serviceAccountKeyFile,
+          },
+        }),
+    ...(azure === undefined
+      ? {}
+      : {
+          azure: {
+            endpoint: azure.endpoint,
+            sasToken: azure.sasToken?.reveal(),
+            accountKey: azure.accountKey?.reveal(),
+          },
+        }),
+  };
+}
