@@ -6,6 +6,7 @@
 // a cache of the table, never the truth: a missing or foreign file only costs a rebuild.
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { AsyncBuffer } from "hyparquet";
 import { FLOE_ID } from "../decode/system-columns.ts";
 import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
 import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
@@ -90,12 +91,30 @@ async function changedDeletionVectors(table: Table, before: FileSnapshot, now: F
   );
 }
 
+/** Files up to this size are read whole (one request); larger ones by ranges: footer, then the key column. */
+const WHOLE_FILE_READ_BYTES = 16 * 1024 * 1024;
+
+/** A data file's bytes, or ranged reads of it when it is large. */
+async function dataFileSource(table: Table, plan: FileSnapshot, path: string): Promise<Uint8Array | AsyncBuffer> {
+  const size = Number(plan.dataFiles.get(path)?.entry.file.fileSizeInBytes ?? 0);
+  if (size <= WHOLE_FILE_READ_BYTES) return table.io.read(path);
+  return {
+    byteLength: size,
+    async slice(start: number, end = size) {
+      const bytes = await table.io.readRange(path, start, end - start);
+      return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? (bytes.buffer as ArrayBuffer)
+        : (bytes.slice().buffer as ArrayBuffer);
+    },
+  };
+}
+
 /** The key hashes of a data file's rows, from its `_floe_id` column, and its deleted rows. */
 async function dataFileKeys(table: Table, plan: FileSnapshot, path: string): Promise<DataFileKeys> {
   const schema = currentSchema(table.metadata);
   const field = findField(schema, FLOE_ID);
   if (!field) throw new Error(`${table.name}: no ${FLOE_ID} column, so its rows cannot be matched by key`);
-  const { rowCount, columns } = await readKeyColumns(await table.io.read(path), schema, [field.id]);
+  const { rowCount, columns } = await readKeyColumns(await dataFileSource(table, plan, path), schema, [field.id], path);
   const ids = columns.get(field.id)!;
   const hashes = keyHashes(rowCount);
   const unkeyed: number[] = [];

@@ -12,7 +12,7 @@
 // for fixed and binary, boolean; null for null.
 
 import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from "node:zlib";
-import { type Compressors, parquetMetadata, parquetRead } from "hyparquet";
+import { type AsyncBuffer, type Compressors, parquetMetadata, parquetMetadataAsync, parquetRead } from "hyparquet";
 import { compressors as jsCompressors } from "hyparquet-compressors";
 import { decodingFileAsync, IcebergError } from "../errors.ts";
 import type { Schema } from "../spec/schema.ts";
@@ -45,11 +45,13 @@ const compressors: Compressors = {
 };
 
 /**
- * Reads the columns of `fieldIds` (primitive fields of `schema`) from a Parquet file's bytes;
- * `location` names the file in the error of bytes that are not such a file.
+ * Reads the columns of `fieldIds` (primitive fields of `schema`) from a Parquet file: its bytes,
+ * or ranged reads of it (an AsyncBuffer: the footer, then only the key columns' chunks, for a
+ * large file in an object store). `location` names the file in the error of bytes that are not
+ * such a file.
  */
 export function readKeyColumns(
-  file: Uint8Array,
+  file: Uint8Array | AsyncBuffer,
   schema: Schema,
   fieldIds: readonly number[],
   location = "Parquet data file",
@@ -57,10 +59,19 @@ export function readKeyColumns(
   return decodingFileAsync(location, () => read(file, schema, fieldIds));
 }
 
-async function read(file: Uint8Array, schema: Schema, fieldIds: readonly number[]): Promise<KeyColumns> {
-  const whole = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength;
-  const buffer = (whole ? file.buffer : file.slice().buffer) as ArrayBuffer;
-  const footer = parquetMetadata(buffer);
+async function read(file: Uint8Array | AsyncBuffer, schema: Schema, fieldIds: readonly number[]): Promise<KeyColumns> {
+  let buffer: ArrayBuffer | AsyncBuffer;
+  if (file instanceof Uint8Array) {
+    const whole = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength;
+    buffer = (whole ? file.buffer : file.slice().buffer) as ArrayBuffer;
+  } else {
+    buffer = file;
+  }
+  // A footer is rarely over 64 KiB; a larger one costs a second read of the rest.
+  const footer =
+    buffer instanceof ArrayBuffer
+      ? parquetMetadata(buffer)
+      : await parquetMetadataAsync(buffer, { initialFetchSize: 64 * 1024 });
   if (!footer.schema.some((element) => element.field_id !== undefined)) {
     // a file imported without ids would need the table's name mapping, which floe does not apply
     throw new IcebergError("unsupported", "the Parquet file has no field ids (a name mapping would be needed)");

@@ -132,3 +132,32 @@ test("a file without field ids is refused rather than read as nulls", async () =
   const [written] = writeDataFiles(table, { schemaId: 0, fields: [] });
   await assert.rejects(readKeyColumns(written!.bytes, keys, [1]), /no field ids/);
 });
+
+test("read by ranges (an AsyncBuffer), a large file gives the same keys and fetches little more than the key column", async () => {
+  const wide: Schema = {
+    schemaId: 0,
+    fields: [
+      { id: 1, name: "id", required: true, type: "long" },
+      { id: 2, name: "payload", required: false, type: "string" },
+    ],
+  };
+  // Random payloads, so the string column does not compress away and dwarfs the key column.
+  const records = Array.from({ length: 2_000 }, (_, i) => ({
+    id: BigInt(i),
+    payload: Array.from({ length: 40 }, () => Math.random().toString(36).slice(2)).join(""),
+  }));
+  const bytes = file(records, wide);
+  let fetched = 0;
+  const ranged = {
+    byteLength: bytes.byteLength,
+    slice(start: number, end = bytes.byteLength) {
+      fetched += end - start;
+      return bytes.slice(start, end).buffer;
+    },
+  };
+  const whole = await readKeyColumns(bytes, wide, [1]);
+  const byRanges = await readKeyColumns(ranged, wide, [1]);
+  assert.deepEqual(byRanges, whole);
+  assert.equal(byRanges.columns.get(1)?.[1_999], 1_999n);
+  assert.ok(fetched < bytes.byteLength / 4, `fetched ${fetched} of ${bytes.byteLength} bytes`);
+});
