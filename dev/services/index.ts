@@ -6,6 +6,15 @@ import { kafka } from "./kafka.ts";
 import type { Service } from "./lib.ts";
 import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
+import { seaweedfsService } from "./seaweedfs.ts";
 import { versitygwService } from "./versitygw.ts";
 
-export const services: Service[] = [kafka, icebergRest, minioService, icebergRestS3, versitygwService, readers];
+export const services: Service[] = [
+  kafka,
+  icebergRest,
+  minioService,
+  icebergRestS3,
+  versitygwService,
+  seaweedfsService,
+  readers,
+];
