@@ -25,6 +25,7 @@ import { restS3Catalog } from "./services/iceberg-rest-s3.ts";
 import { localDir, logDir } from "./services/lib.ts";
 import { minio } from "./services/minio.ts";
 import { readerEnv, sparkS3Jars } from "./services/readers.ts";
+import { seaweedfs } from "./services/seaweedfs.ts";
 
 export type Engine = "duckdb" | "pyiceberg" | "spark";
 export const allEngines: readonly Engine[] = ["duckdb", "pyiceberg", "spark"];
@@ -37,6 +38,8 @@ export interface RestCatalogRef {
   name: string;
   /** Static S3 settings for tables in s3:// locations (DuckDB's S3 secret, PyIceberg's and Spark's S3FileIO properties). */
   s3?: S3Access;
+  /** OAuth2 client credentials, for a catalog that wants a token (exchanged at <uri>/v1/oauth/tokens). */
+  oauth2?: { clientId: string; clientSecret: string };
 }
 
 export interface S3Access {
@@ -101,6 +104,29 @@ export const testRestS3Catalog: RestCatalogRef = {
 
 export function restS3Table(namespace: string, table: string): TableRef {
   return { catalog: testRestS3Catalog, namespace, table };
+}
+
+/**
+ * SeaweedFS's own Iceberg catalog (dev/services/seaweedfs.ts), known as "seaweedfs" in SQL: its
+ * table bucket as the warehouse, the admin identity's keys as OAuth2 client credentials and as
+ * static S3 keys for the files.
+ */
+export const testSeaweedfsCatalog: RestCatalogRef = {
+  type: "rest",
+  name: "seaweedfs",
+  uri: seaweedfs.catalogUri,
+  warehouse: `s3://${seaweedfs.tableBucket}`,
+  s3: {
+    endpoint: seaweedfs.s3Endpoint,
+    region: seaweedfs.region,
+    accessKeyId: seaweedfs.accessKeyId,
+    secretAccessKey: seaweedfs.secretAccessKey,
+  },
+  oauth2: { clientId: seaweedfs.accessKeyId, clientSecret: seaweedfs.secretAccessKey },
+};
+
+export function seaweedfsTable(namespace: string, table: string): TableRef {
+  return { catalog: testSeaweedfsCatalog, namespace, table };
 }
 
 export interface StartOptions {

@@ -5,7 +5,9 @@ A table reference is either {"catalog": {...}, "namespace": "ns", "table": "t"} 
 {"type": "rest", "name", "uri", "warehouse"?, "s3"?} or {"type": "sql", "name", "uri": <SQLite
 file>, "warehouse"}; for SQL catalogs the name is the catalog_name column the writer filled in.
 "s3" holds static settings for tables in s3:// locations: {"endpoint", "region", "accessKeyId",
-"secretAccessKey"} (an S3-compatible store, path-style addressing).
+"secretAccessKey"} (an S3-compatible store, path-style addressing). "oauth2" holds the client
+credentials of a catalog that wants a token: {"clientId", "clientSecret"}, exchanged at
+<uri>/v1/oauth/tokens.
 
 Every read goes back to the catalog: tests read, let floe commit, and read again, so no
 engine may answer from a cached snapshot.
@@ -144,7 +146,16 @@ class DuckDB:
             return
         if name in self._attached:
             self._con.execute(f'DETACH "{name}"')
-        options = f"TYPE iceberg, ENDPOINT {_sql_string(catalog['uri'])}, AUTHORIZATION_TYPE 'none'"
+        oauth2 = catalog.get("oauth2")
+        if oauth2:
+            self._con.execute(
+                f'CREATE OR REPLACE SECRET "{name}_oauth2" (TYPE iceberg, CLIENT_ID {_sql_string(oauth2["clientId"])},'
+                f" CLIENT_SECRET {_sql_string(oauth2['clientSecret'])},"
+                f" OAUTH2_SERVER_URI {_sql_string(catalog['uri'] + '/v1/oauth/tokens')})"
+            )
+            options = f"TYPE iceberg, ENDPOINT {_sql_string(catalog['uri'])}, SECRET \"{name}_oauth2\""
+        else:
+            options = f"TYPE iceberg, ENDPOINT {_sql_string(catalog['uri'])}, AUTHORIZATION_TYPE 'none'"
         s3 = catalog.get("s3")
         if s3:
             # httpfs reads the files with this secret; the catalog is not asked for credentials.
@@ -185,6 +196,9 @@ class PyIceberg:
                 properties["uri"] = f"sqlite:///{catalog['uri']}"
             if catalog.get("warehouse"):
                 properties["warehouse"] = catalog["warehouse"]
+            oauth2 = catalog.get("oauth2")
+            if oauth2:
+                properties["credential"] = f"{oauth2['clientId']}:{oauth2['clientSecret']}"
             s3 = catalog.get("s3")
             if s3:
                 properties.update(
@@ -264,6 +278,10 @@ class Spark:
             }
             if catalog.get("warehouse"):
                 properties[".warehouse"] = catalog["warehouse"]
+            oauth2 = catalog.get("oauth2")
+            if oauth2:
+                properties[".credential"] = f"{oauth2['clientId']}:{oauth2['clientSecret']}"
+                properties[".oauth2-server-uri"] = catalog["uri"] + "/v1/oauth/tokens"
             s3 = catalog.get("s3")
             if s3:
                 properties.update(

@@ -8,6 +8,7 @@ import { kafka } from "./kafka.ts";
 import type { Service } from "./lib.ts";
 import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
+import { seaweedfsService } from "./seaweedfs.ts";
 import { versitygwService } from "./versitygw.ts";
 
 export const services: Service[] = [
@@ -18,5 +19,6 @@ export const services: Service[] = [
   versitygwService,
   fakeGcsService,
   azuriteService,
+  seaweedfsService,
   readers,
 ];

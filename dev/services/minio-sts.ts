@@ -25,7 +25,8 @@ function bytes(data: SourceData): string | Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
-class Sha256 {
+/** The sha256 (plain and keyed) the SDK's SigV4 signer wants, on node:crypto. */
+export class Sha256 {
   readonly #hash;
   constructor(secret?: SourceData) {
     this.#hash = secret === undefined ? createHash("sha256") : createHmac("sha256", bytes(secret));

@@ -25,13 +25,7 @@ import { hashRowKeys } from "./key-hashes.ts";
 import { KeyIndexStore } from "./key-index-store.ts";
 import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
 import { RowBatch } from "./row-batch.ts";
-import {
-  advancePosition,
-  committedPosition,
-  type KafkaPosition,
-  samePosition,
-  type TopicIds,
-} from "./snapshot-offsets.ts";
+import { advancePosition, type KafkaPosition, samePosition, type TopicIds } from "./snapshot-offsets.ts";
 import type { RejectReason, StreamBatch } from "./stream-batch.ts";
 
 export interface TableReport {
@@ -214,7 +208,10 @@ async function commitRound(
     report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
     report.positionsDeleted = deletes.positionsDeleted;
   }
-  target.tablePosition = committedPosition(table.metadata, table.name);
+  // What this sync now claims: where it started, advanced by what it committed. Not the table's
+  // position, which can hold another writer's offsets of partitions this sync is still reading
+  // from where it started: the next batch's claim would then take that writer's messages again.
+  target.tablePosition = advancePosition(committed, readOffsets, target.topicIds);
   report.snapshotId = snapshot.snapshotId.toString();
   report.durationMs = performance.now() - started;
   return report;
@@ -289,7 +286,8 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
     topicIds: target.topicIds,
   };
   const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
-  target.deadLetterPosition = committedPosition(table.metadata, table.name);
+  // As for the stream's table: this sync's own claim advanced, not the table's position.
+  target.deadLetterPosition = advancePosition(claim.startedFrom, readOffsets, target.topicIds);
   const reasons: Partial<Record<RejectReason, number>> = {};
   for (const m of batch.rejected) reasons[m.reason] = (reasons[m.reason] ?? 0) + 1;
   target.emit({

@@ -7,16 +7,30 @@
 // left. Each process must either finish or stop with exit 5 naming the other writer's
 // snapshot, and after every round the table must equal the model exactly: append, every
 // (partition, offset) once; upsert, one row per key with its latest message. Append and
-// upsert, embedded SQLite catalog and the test REST catalog. The lock itself is tested at the
-// end: a second process of the same state directory exits at once naming the holder, or waits.
+// upsert, embedded SQLite catalog, the test REST catalog, and the REST fixture whose warehouse
+// is on MinIO behind the credential-vending proxy (floe writing with the keys it vends), and
+// SeaweedFS's own catalog, written independently of Iceberg's, whose commit requirements must
+// turn the loser of each race away just the same. The lock itself is tested at the end: a
+// second process of the same state directory exits at once naming the holder, or waits.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
-import { type CatalogRef, type Readers, startReaders, testRestCatalog } from "../../dev/readers.ts";
+import {
+  type CatalogRef,
+  type Readers,
+  startReaders,
+  testRestCatalog,
+  testRestS3Catalog,
+  testSeaweedfsCatalog,
+} from "../../dev/readers.ts";
+import { startVendingProxy, type VendingProxy } from "../../dev/services/credential-vending-proxy.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
+import { minio } from "../../dev/services/minio.ts";
+import { seaweedfs } from "../../dev/services/seaweedfs.ts";
 import { acquireJobLock } from "../../src/service/job-lock.ts";
 import {
   AppendModel,
@@ -36,13 +50,19 @@ const PARTITIONS = 4;
 const MESSAGES_PER_ROUND = 8_000;
 const EXIT_BUSY = 5;
 
+type CatalogKind = "sql" | "rest" | "rest-s3" | "seaweedfs";
+
+process.env.AWS_EC2_METADATA_DISABLED = "true";
 let readers: Readers;
+let proxy: VendingProxy;
 const topics: string[] = [];
 before(async () => {
-  readers = await startReaders();
+  proxy = await startVendingProxy({ upstream: restS3Catalog.uri, vendEndpoint: false });
+  readers = await startReaders({ s3: true });
 });
 after(async () => {
   await readers?.close();
+  await proxy?.close();
   for (const topic of topics) await deleteTopic(topic);
 });
 
@@ -91,21 +111,36 @@ async function pausedSync(args: string[], dir: string) {
   };
 }
 
-function workspace(kind: string, catalog: "sql" | "rest") {
+function workspace(kind: string, catalog: CatalogKind) {
   const ws = syncWorkspace(kind);
   const topic = `${ws.name}_t`;
   topics.push(topic);
-  const catalogYaml =
-    catalog === "rest" ? `{type: rest, uri: ${restCatalog.uri}}` : `{type: sql, warehouse: ${ws.warehouse}}`;
-  const catalogRef: CatalogRef = catalog === "rest" ? testRestCatalog : ws.catalogRef;
+  const catalogYaml = {
+    sql: `{type: sql, warehouse: ${ws.warehouse}}`,
+    rest: `{type: rest, uri: ${restCatalog.uri}}`,
+    seaweedfs: `{type: rest, uri: ${seaweedfs.catalogUri}, warehouse: "s3://${seaweedfs.tableBucket}", client_id: ${seaweedfs.accessKeyId}, client_secret: ${seaweedfs.secretAccessKey}}
+    storage:
+      s3: {endpoint: ${seaweedfs.s3Endpoint}, region: ${seaweedfs.region}}`,
+    "rest-s3": `{type: rest, uri: ${proxy.uri}}
+    storage:
+      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}}`,
+  }[catalog];
+  const catalogRef: CatalogRef = {
+    sql: ws.catalogRef,
+    rest: testRestCatalog,
+    "rest-s3": testRestS3Catalog,
+    seaweedfs: testSeaweedfsCatalog,
+  }[catalog];
   return { ...ws, topic, catalogYaml, catalogRef, jobPath: join(ws.dir, "job.yaml") };
 }
 
-for (const catalog of ["sql", "rest"] as const) {
+for (const catalog of ["sql", "rest", "rest-s3", "seaweedfs"] as const) {
   for (const mode of ["append", "upsert"] as const) {
     test(`${mode}, ${catalog} catalog: syncs of one job at the same time land every message once`, async () => {
-      const random = new Random(seed + (catalog === "rest" ? 100 : 0) + (mode === "upsert" ? 10 : 0));
-      const ws = workspace(`conc_${mode}_${catalog}`, catalog);
+      const random = new Random(
+        seed + { sql: 0, rest: 100, "rest-s3": 200, seaweedfs: 300 }[catalog] + (mode === "upsert" ? 10 : 0),
+      );
+      const ws = workspace(`conc_${mode}_${catalog.replace("-", "")}`, catalog);
       await createTopic(ws.topic, PARTITIONS);
       writeFileSync(
         ws.jobPath,

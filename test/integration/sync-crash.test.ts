@@ -5,7 +5,9 @@
 // messages that go to its dead-letter table (committed before the stream's own table: each
 // bad message must land there exactly once too), into the embedded SQLite
 // catalog in a temporary directory (fast, and the layout floe writes by default; or the test
-// REST catalog with FLOE_CRASH_CATALOG=rest). A sync commits its tables in topic order (acct,
+// REST catalog with FLOE_CRASH_CATALOG=rest; or with FLOE_CRASH_CATALOG=rest-s3 the REST
+// fixture whose warehouse is on MinIO, behind the credential-vending proxy, so that floe
+// writes with the short-lived keys it vends: sync-crash-s3.test.ts runs that). A sync commits its tables in topic order (acct,
 // then app's dead letters and app, then kv), then the consumer group.
 //
 // It is killed two ways. At every named crash point, on every run whatever the machine's speed:
@@ -37,8 +39,12 @@ import {
   startReaders,
   type TableRef,
   testRestCatalog,
+  testRestS3Catalog,
 } from "../../dev/readers.ts";
+import { startVendingProxy, type VendingProxy } from "../../dev/services/credential-vending-proxy.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
+import { minio } from "../../dev/services/minio.ts";
 import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../../src/iceberg/table.ts";
@@ -47,6 +53,7 @@ import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { FAULT_POINTS } from "../../src/sync/fault-points.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import { WRITE_KINDS } from "../helpers/kill-on-write.ts";
+import { objectKeys } from "../helpers/s3.ts";
 import {
   AppendModel,
   deadLetterColumns,
@@ -77,13 +84,26 @@ const dir = mkdtempSync(join(tmpdir(), "floe-crash-"));
 const warehouse = join(dir, "warehouse");
 const stateDir = join(dir, "state");
 const jobPath = join(dir, "job.yaml");
-/** FLOE_CRASH_CATALOG=rest runs against the test REST catalog instead of SQLite in a temporary directory. */
-const useRest = process.env.FLOE_CRASH_CATALOG === "rest";
-const catalogRef: CatalogRef = useRest
-  ? testRestCatalog
-  : { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
-/** Where the tables' files are: <warehouse>/<namespace>/<table>/ in both catalogs. */
-const filesRoot = useRest ? join(restCatalog.warehouse, namespace) : warehouse;
+/**
+ * FLOE_CRASH_CATALOG=rest runs against the test REST catalog instead of SQLite in a temporary
+ * directory; rest-s3 against the S3 REST fixture, through the vending proxy.
+ */
+const catalogKind = process.env.FLOE_CRASH_CATALOG ?? "sql";
+if (!["sql", "rest", "rest-s3"].includes(catalogKind)) {
+  throw new Error(`FLOE_CRASH_CATALOG=${catalogKind}: expected sql, rest or rest-s3`);
+}
+const useRest = catalogKind !== "sql";
+const onS3 = catalogKind === "rest-s3";
+process.env.AWS_EC2_METADATA_DISABLED = "true";
+const catalogRef: CatalogRef = onS3
+  ? testRestS3Catalog
+  : useRest
+    ? testRestCatalog
+    : { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" };
+/** The catalog the test itself reads the tables' state from (the fixture, not the proxy). */
+const observedCatalogUri = onS3 ? restS3Catalog.uri : restCatalog.uri;
+/** Where the tables' files are: <warehouse>/<namespace>/<table>/ in every catalog (a key prefix on S3). */
+const filesRoot = onS3 ? `warehouse/${namespace}/` : useRest ? join(restCatalog.warehouse, namespace) : warehouse;
 
 const topics = { app: `${prefix}app`, kv: `${prefix}kv`, acct: `${prefix}acct` } as const;
 type TableName = keyof typeof topics;
@@ -140,9 +160,18 @@ for (const point of FAULT_POINTS) {
   }
 }
 
-writeFileSync(
-  jobPath,
-  `
+/** The job file: for rest-s3 the catalog is the vending proxy, started by before(). */
+function writeJob(proxy?: VendingProxy): void {
+  const catalog = proxy
+    ? `{type: rest, uri: ${proxy.uri}}
+    storage:
+      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}}`
+    : useRest
+      ? `{type: rest, uri: ${restCatalog.uri}}`
+      : `{type: sql, warehouse: ${warehouse}}`;
+  writeFileSync(
+    jobPath,
+    `
 name: ${name}
 source:
   kafka:
@@ -153,14 +182,15 @@ source:
     max_threads: 3
 destination:
   iceberg:
-    catalog: ${useRest ? `{type: rest, uri: ${restCatalog.uri}}` : `{type: sql, warehouse: ${warehouse}}`}
+    catalog: ${catalog}
     target_engines: [duckdb, spark]
 streams:
   ${topics.app}: {mode: append, table: app}
   ${topics.kv}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
   ${topics.acct}: {mode: upsert, dedup_keys: [id], table: acct}
 `,
-);
+  );
+}
 
 const counters = { app: new OffsetCounter(), kv: new OffsetCounter(), acct: new OffsetCounter() };
 const models = {
@@ -179,14 +209,19 @@ const columns = (t: TableName) => (evolved ? [...baseColumns[t], ...newColumns[t
 
 let readers: Readers;
 let cluster: KafkaCluster;
+let proxy: VendingProxy | undefined;
 before(async () => {
-  readers = await startReaders();
+  // Keys in both places, and no endpoint: the job's endpoint and region merge with them.
+  if (onS3) proxy = await startVendingProxy({ upstream: restS3Catalog.uri, vendEndpoint: false });
+  writeJob(proxy);
+  readers = await startReaders({ s3: onS3 });
   cluster = await KafkaCluster.connect({ bootstrapServers: [bootstrapServers], security: { protocol: "PLAINTEXT" } });
   for (const topic of Object.values(topics)) await createTopic(topic, PARTITIONS);
 });
 after(async () => {
   await cluster?.close();
   await readers?.close();
+  await proxy?.close();
   for (const topic of Object.values(topics)) await deleteTopic(topic);
 });
 
@@ -317,7 +352,7 @@ async function crashAt(crash: NamedCrash, where: string): Promise<string> {
 /** What a kill can have left: per table its current snapshot id and offsets; the group's offsets; every file. */
 async function observe() {
   const catalog = await loadCatalog(
-    useRest ? { type: "rest", uri: restCatalog.uri } : { type: "sql", name: "floe", warehouse },
+    useRest ? { type: "rest", uri: observedCatalogUri } : { type: "sql", name: "floe", warehouse },
   );
   const tables = new Map<string, { snapshot: bigint | undefined; schema?: number; offsets: string }>();
   try {
@@ -344,7 +379,10 @@ async function observe() {
     tableNames.map((t) => ({ topic: topics[t], partitions: PARTITIONS })),
   );
   const groupText = new Map(tableNames.map((t) => [t, offsetsText(groupOffsets.get(topics[t]) ?? new Map())]));
-  return { tables, groupText, files: listFiles(filesRoot) };
+  const files = onS3
+    ? new Set((await objectKeys(filesRoot)).map((key) => key.slice(filesRoot.length)))
+    : listFiles(filesRoot);
+  return { tables, groupText, files };
 }
 
 function offsetsText(offsets: Map<number, bigint>): string {
