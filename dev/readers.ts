@@ -47,6 +47,8 @@ export interface S3Access {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** The bucket these keys are for ("s3://bucket"): DuckDB picks an S3 secret by the longest scope, so two stores never mix. */
+  scope: string;
 }
 
 export interface SqlCatalogRef {
@@ -99,6 +101,7 @@ export const testRestS3Catalog: RestCatalogRef = {
     region: minio.region,
     accessKeyId: minio.rootUser,
     secretAccessKey: minio.rootPassword,
+    scope: `s3://${minio.warehouseBucket}`,
   },
 };
 
@@ -121,6 +124,7 @@ export const testSeaweedfsCatalog: RestCatalogRef = {
     region: seaweedfs.region,
     accessKeyId: seaweedfs.accessKeyId,
     secretAccessKey: seaweedfs.secretAccessKey,
+    scope: `s3://${seaweedfs.tableBucket}`,
   },
   oauth2: { clientId: seaweedfs.accessKeyId, clientSecret: seaweedfs.secretAccessKey },
 };

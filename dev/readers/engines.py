@@ -164,7 +164,9 @@ class DuckDB:
                 f'CREATE OR REPLACE SECRET "{name}_s3" (TYPE s3, KEY_ID {_sql_string(s3["accessKeyId"])},'
                 f' SECRET {_sql_string(s3["secretAccessKey"])}, REGION {_sql_string(s3["region"])},'
                 f" ENDPOINT {_sql_string(endpoint.split('://', 1)[-1])}, URL_STYLE 'path',"
-                f" USE_SSL {'true' if endpoint.startswith('https://') else 'false'})"
+                f" USE_SSL {'true' if endpoint.startswith('https://') else 'false'}"
+                # Scoped to its bucket: with secrets of two stores, DuckDB takes the longest match.
+                + (f", SCOPE {_sql_string(s3['scope'])})" if s3.get("scope") else ")")
             )
             options += ", ACCESS_DELEGATION_MODE 'none'"
         self._con.execute(f"ATTACH {_sql_string(catalog.get('warehouse', ''))} AS \"{name}\" ({options})")
