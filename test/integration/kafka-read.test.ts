@@ -255,7 +255,13 @@ test("transaction markers and aborted transactions are skipped; the read ends at
   } finally {
     await producer.close();
   }
-  const plan = await planOffsets(cluster, { topics: [{ topic, partitions: 1 }], consumerGroup: `${run}-txn` });
+  // The coordinator writes a transaction's marker after EndTxn has answered: until the last
+  // abort marker (offset 13) is in the log, the last stable offset stays at 12.
+  let plan = await planOffsets(cluster, { topics: [{ topic, partitions: 1 }], consumerGroup: `${run}-txn` });
+  for (const deadline = Date.now() + 30_000; plan.partitions[0]!.stopOffset < 14n && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    plan = await planOffsets(cluster, { topics: [{ topic, partitions: 1 }], consumerGroup: `${run}-txn` });
+  }
   assert.equal(plan.partitions[0]!.stopOffset, 14n);
   for (const maxBytesPerFetch of [1, 1024 * 1024]) {
     const messages: KafkaMessage[] = [];
