@@ -27,7 +27,10 @@ export function registerSync(program: Command): void {
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the report as JSON")
     .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
-    .option("--state-dir <dir>", "where the upsert key indexes live (default: .floe next to the job file)")
+    .option(
+      "--state-dir <dir>",
+      "where the job's lock and upsert key indexes live (default: .floe/<job> next to the job file)",
+    )
     .option(
       "--max-messages-per-commit <n>",
       `commit every table at least every n messages read (default ${DEFAULT_MAX_MESSAGES_PER_COMMIT})`,
