@@ -3,14 +3,13 @@
 // from the Go module proxy at a pinned version; the binary is kept under .local/fake-gcs-server/,
 // named by the version. It takes any bearer token, so the tests check that floe sends one, not
 // that GCS would accept it.
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   daemonPid,
+  goInstall,
   isPortOpen,
   localDir,
-  requireCommand,
-  runStep,
   type Service,
   ServiceError,
   type ServiceStatus,
@@ -47,25 +46,7 @@ async function healthy(): Promise<boolean> {
 }
 
 function installBinary(): void {
-  if (existsSync(binary)) return;
-  requireCommand(name, "go", ["version"]);
-  const staging = `${binDir}.staging-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
-    runStep(
-      name,
-      `building github.com/fsouza/fake-gcs-server@${FAKE_GCS_SERVER_VERSION} with the Go module proxy (minutes)`,
-      "go",
-      ["install", `github.com/fsouza/fake-gcs-server@${FAKE_GCS_SERVER_VERSION}`],
-      localDir,
-      { GOBIN: staging },
-    );
-    renameSync(staging, binDir);
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(binary)) throw error;
-  }
+  goInstall(name, "github.com/fsouza/fake-gcs-server", FAKE_GCS_SERVER_VERSION, binDir);
 }
 
 /** Creates a bucket unless it exists (409). */

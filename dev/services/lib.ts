@@ -182,7 +182,17 @@ export function buildBeside(recipes: string[], base: string, build: (dir: string
   const digest = createHash("sha256");
   for (const recipe of recipes) digest.update(fileDigest(recipe));
   const dir = `${base}-${digest.digest("hex").slice(0, 16)}`;
-  if (existsSync(dir)) return dir;
+  buildInPlace(dir, build);
+  return dir;
+}
+
+/**
+ * `dir` built by `build` unless it exists: into a staging directory renamed into place, so a
+ * directory that exists is complete, and of two installs at once the second rename fails and
+ * its copy is dropped.
+ */
+export function buildInPlace(dir: string, build: (staging: string) => void): void {
+  if (existsSync(dir)) return;
   const staging = `${dir}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
@@ -193,7 +203,21 @@ export function buildBeside(recipes: string[], base: string, build: (dir: string
     rmSync(staging, { recursive: true, force: true });
     if (!existsSync(dir)) throw error;
   }
-  return dir;
+}
+
+/** `go install module@version` from the Go module proxy, its binary into `binDir` (once). */
+export function goInstall(service: string, module: string, version: string, binDir: string): void {
+  buildInPlace(binDir, (staging) => {
+    requireCommand(service, "go", ["version"]);
+    runStep(
+      service,
+      `building ${module}@${version} with the Go module proxy (minutes)`,
+      "go",
+      ["install", `${module}@${version}`],
+      localDir,
+      { GOBIN: staging },
+    );
+  });
 }
 
 /** Copies the jars of `pom` from Maven Central into `dir` (Maven's own repository: .local/m2). */

@@ -5,15 +5,14 @@
 //
 // The root credentials are fixed test values: the server listens on loopback only. Temporary
 // credentials come from its STS endpoint (AssumeRole, signed with the root credentials).
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CreateBucketCommand, ListBucketsCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import {
   daemonPid,
+  goInstall,
   isPortOpen,
   localDir,
-  requireCommand,
-  runStep,
   type Service,
   ServiceError,
   type ServiceStatus,
@@ -82,25 +81,7 @@ async function healthy(): Promise<boolean> {
 
 /** Builds the pinned MinIO into a staging directory renamed into place: a binary that exists is whole. */
 function installBinary(): void {
-  if (existsSync(binary)) return;
-  requireCommand(name, "go", ["version"]);
-  const staging = `${binDir}.staging-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
-    runStep(
-      name,
-      `building github.com/minio/minio@${MINIO_VERSION} with the Go module proxy (minutes)`,
-      "go",
-      ["install", `github.com/minio/minio@${MINIO_VERSION}`],
-      localDir,
-      { GOBIN: staging },
-    );
-    renameSync(staging, binDir);
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(binary)) throw error;
-  }
+  goInstall(name, "github.com/minio/minio", MINIO_VERSION, binDir);
 }
 
 async function createBucket(bucket: string): Promise<void> {

@@ -13,10 +13,11 @@
 // keys (-s3.iceberg.credentialRole): loadTable and createTable answer with STS keys in both
 // `config` and `storage-credentials`. Tables live in table buckets, which only the S3 Tables API
 // creates (CreateTableBucket, signed for the s3tables service).
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignatureV4 } from "@smithy/signature-v4";
 import {
+  buildInPlace,
   daemonPid,
   isPortOpen,
   localDir,
@@ -127,10 +128,7 @@ replace github.com/tyler-smith/go-bip39 => github.com/cosmos/go-bip39 v1.0.0
     join(buildDir, "tools.go"),
     '//go:build tools\n\npackage tools\n\nimport _ "github.com/seaweedfs/seaweedfs/weed"\n',
   );
-  const staging = `${binDir}.staging-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
+  buildInPlace(binDir, (staging) => {
     const goEnv = { GOFLAGS: "-mod=mod" };
     runStep(name, "resolving SeaweedFS's dependencies (go mod tidy)", "go", ["mod", "tidy"], buildDir, goEnv);
     runStep(
@@ -141,11 +139,7 @@ replace github.com/tyler-smith/go-bip39 => github.com/cosmos/go-bip39 v1.0.0
       buildDir,
       goEnv,
     );
-    renameSync(staging, binDir);
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(binary)) throw error;
-  }
+  });
 }
 
 async function catalogAnswers(): Promise<boolean> {

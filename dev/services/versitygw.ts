@@ -2,15 +2,14 @@
 // here over a plain directory: its posix backend), so that floe's S3 FileIO is not tuned to
 // MinIO's reading of the protocol alone. Built from the Go module proxy at a pinned version,
 // the binary kept under .local/versitygw/, named by the version; data in .local/versitygw/data.
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CreateBucketCommand, ListBucketsCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import {
   daemonPid,
+  goInstall,
   isPortOpen,
   localDir,
-  requireCommand,
-  runStep,
   type Service,
   ServiceError,
   type ServiceStatus,
@@ -64,25 +63,7 @@ async function healthy(): Promise<boolean> {
 }
 
 function installBinary(): void {
-  if (existsSync(binary)) return;
-  requireCommand(name, "go", ["version"]);
-  const staging = `${binDir}.staging-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
-    runStep(
-      name,
-      `building github.com/versity/versitygw/cmd/versitygw@${VERSITYGW_VERSION} with the Go module proxy (minutes)`,
-      "go",
-      ["install", `github.com/versity/versitygw/cmd/versitygw@${VERSITYGW_VERSION}`],
-      localDir,
-      { GOBIN: staging },
-    );
-    renameSync(staging, binDir);
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(binary)) throw error;
-  }
+  goInstall(name, "github.com/versity/versitygw/cmd/versitygw", VERSITYGW_VERSION, binDir);
 }
 
 async function createBucket(bucket: string): Promise<void> {
