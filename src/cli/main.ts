@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { registerCheck } from "./check.ts";
 import { registerConfig } from "./config-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { registerRun } from "./run.ts";
 import { registerSync } from "./sync.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -15,6 +16,7 @@ const program = new Command("floe")
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
 
 registerSync(program);
+registerRun(program);
 registerCheck(program);
 registerConfig(program);
 

@@ -89,6 +89,7 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
         destination,
         translateTime: "SYS:yyyy-mm-dd HH:MM:ss.l",
         ignore: "pid,hostname",
+        singleLine: true,
       }),
     });
   }
