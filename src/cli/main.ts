@@ -4,7 +4,10 @@ import { Command } from "commander";
 import { registerCheck } from "./check.ts";
 import { registerConfig } from "./config-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { registerHistory } from "./history.ts";
+import { registerLogs } from "./logs.ts";
 import { registerRun } from "./run.ts";
+import { registerStatus } from "./status.ts";
 import { registerSync } from "./sync.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -17,6 +20,9 @@ const program = new Command("floe")
 
 registerSync(program);
 registerRun(program);
+registerStatus(program);
+registerHistory(program);
+registerLogs(program);
 registerCheck(program);
 registerConfig(program);
 
