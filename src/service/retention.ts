@@ -47,8 +47,8 @@ export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 120) return `${s}s`;
   const m = Math.round(s / 60);
-  if (m < 120) return `${m}m`;
-  const h = Math.round(m / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.round(m / 6) / 10;
   if (h < 48) return `${h}h`;
-  return `${Math.round(h / 24)}d`;
+  return `${Math.round(h / 2.4) / 10}d`;
 }

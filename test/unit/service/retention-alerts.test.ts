@@ -23,7 +23,7 @@ test("a warning once the last success is older than 80% of the shortest retentio
   assert.equal(retentionWarning(now - 1.5 * HOUR, undefined, topics, now), undefined);
   assert.match(
     retentionWarning(now - 1.7 * HOUR, undefined, topics, now)!,
-    /^the last successful run started 102m ago, near the retention of topic c \(retention\.ms 7200000, 2h\)/,
+    /^the last successful run started 1.7h ago, near the retention of topic c \(retention\.ms 7200000, 2h\)/,
   );
   assert.match(
     retentionWarning(now - 3 * HOUR, undefined, topics, now)!,
