@@ -3,10 +3,10 @@
 // optional Prometheus metrics and webhook alerts. SIGINT/SIGTERM stop it: the running syncs
 // commit what they read, and the process exits within --stop-timeout.
 import { resolve } from "node:path";
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { ConfigError } from "../config/config-error.ts";
 import { loadJob } from "../config/load-job.ts";
-import { Secret } from "../config/secret.ts";
+import type { Secret } from "../config/secret.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
 import type { ScheduledJob } from "../service/scheduler.ts";
@@ -14,15 +14,15 @@ import { runStorePath, stateRoot } from "../service/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
-import { collect, nonNegativeSeconds, positiveInteger, positiveSeconds } from "./options.ts";
+import { collect, listenAddress, nonNegativeSeconds, positiveInteger, positiveSeconds, webhookUrl } from "./options.ts";
 
 interface RunFlags {
   config: string[];
   stateDir?: string;
   logLevel: LogLevel;
   logFormat?: "pretty" | "json";
-  metrics?: string;
-  webhook?: string;
+  metrics?: { host: string; port: number };
+  webhook?: Secret;
   stopTimeout: number;
   retryDelay: number;
   wait?: number | true;
@@ -48,8 +48,16 @@ export function registerRun(program: Command): void {
         "log lines as JSON or readable (default: readable on a terminal, else JSON)",
       ).choices(["pretty", "json"]),
     )
-    .option("--metrics <host:port>", "serve Prometheus metrics at http://<host:port>/metrics (e.g. 127.0.0.1:9464)")
-    .option("--webhook <url>", "alert webhook (Slack-compatible) for the jobs whose file sets no alerts.webhook")
+    .option(
+      "--metrics <host:port>",
+      "serve Prometheus metrics at http://<host:port>/metrics (e.g. 127.0.0.1:9464)",
+      listenAddress,
+    )
+    .option(
+      "--webhook <url>",
+      "alert webhook (Slack-compatible) for the jobs whose file sets no alerts.webhook",
+      webhookUrl,
+    )
     .option(
       "--stop-timeout <seconds>",
       "after SIGINT/SIGTERM, how long a running sync may take to commit what it read before it is abandoned",
@@ -93,21 +101,13 @@ async function run(flags: RunFlags): Promise<ExitCode> {
   const stores = new Map<string, RunStore>();
   try {
     const scheduled = await loadScheduled(flags, stores);
-    const [{ createLogger, RunLogSink }, { Service }, { ServiceMetrics, serveMetrics, parseListenAddress }] =
-      await Promise.all([
-        import("../service/logger.ts"),
-        import("../service/scheduler.ts"),
-        import("../service/metrics.ts"),
-      ]);
-    let listen: { host: string; port: number } | undefined;
-    if (flags.metrics !== undefined) {
-      try {
-        listen = parseListenAddress(flags.metrics);
-      } catch (error) {
-        throw new InvalidArgumentError(`--metrics: ${(error as Error).message}`);
-      }
-    }
-    const webhook = flags.webhook === undefined ? undefined : parseWebhook(flags.webhook);
+    const [{ createLogger, RunLogSink }, { Service }, { ServiceMetrics, serveMetrics }] = await Promise.all([
+      import("../service/logger.ts"),
+      import("../service/scheduler.ts"),
+      import("../service/metrics.ts"),
+    ]);
+    const listen = flags.metrics;
+    const webhook = flags.webhook;
     const sink = new RunLogSink();
     const logger = await createLogger({
       level: flags.logLevel,
@@ -148,19 +148,24 @@ async function run(flags: RunFlags): Promise<ExitCode> {
     process.on("SIGINT", () => onSignal("SIGINT"));
     process.on("SIGTERM", () => onSignal("SIGTERM"));
 
-    // Before the first tick: another floe run of a job is an error at once.
-    await service.start();
     const server = metrics && listen ? await serveMetrics(metrics, listen) : undefined;
-    if (listen) logger.info(`metrics at http://${flags.metrics}/metrics`);
-    await service.done();
-    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    const closeServer = () =>
+      new Promise<void>((done) => {
+        if (!server) return done();
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+    if (listen) logger.info(`metrics at http://${listen.host}:${listen.port}/metrics`);
+    try {
+      // Before the first tick: another floe run of a job is an error at once.
+      await service.start();
+      await service.done();
+    } finally {
+      await closeServer();
+    }
     logger.info("floe run stopped");
     return abandoned ? ExitCode.FAILED : ExitCode.OK;
   } catch (error) {
-    if (error instanceof InvalidArgumentError) {
-      process.stderr.write(`floe run: ${error.message}\n`);
-      return ExitCode.USAGE;
-    }
     if (error instanceof JobBusyError) {
       process.stderr.write(`floe run: ${error.message}\n`);
       return ExitCode.BUSY;
@@ -200,17 +205,4 @@ async function loadScheduled(flags: RunFlags, stores: Map<string, RunStore>): Pr
     scheduled.push({ job: { ...job, schedule }, file: resolve(file), root, store });
   }
   return scheduled;
-}
-
-function parseWebhook(text: string): Secret {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InvalidArgumentError("--webhook: expected an http:// or https:// URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InvalidArgumentError("--webhook: expected an http:// or https:// URL");
-  }
-  return new Secret(text);
 }

@@ -106,11 +106,3 @@ export async function serveMetrics(metrics: ServiceMetrics, address: { host: str
   });
   return server;
 }
-
-/** HOST:PORT ([v6]:PORT too) as given to --metrics. */
-export function parseListenAddress(text: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
-  const port = Number(match?.[3]);
-  if (!match || port > 65535) throw new Error(`expected HOST:PORT, e.g. 127.0.0.1:9464, got ${JSON.stringify(text)}`);
-  return { host: match[1] ?? match[2]!, port };
-}

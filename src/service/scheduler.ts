@@ -87,10 +87,19 @@ export class Service {
     this.#loops = this.#jobs.map((scheduled) => this.#loop(scheduled));
   }
 
-  /** Resolves when every loop has ended (after stop()). */
+  /** Resolves when every loop has ended (after stop()); a loop that fails stops the others, and its error is thrown. */
   async done(): Promise<void> {
-    await Promise.all(this.#loops);
+    const results = await Promise.allSettled(
+      this.#loops.map((loop) =>
+        loop.catch((error: unknown) => {
+          this.stop();
+          throw error;
+        }),
+      ),
+    );
     this.#releaseRunLocks();
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   /** Stops the loops; running syncs stop reading and commit what they read. */
