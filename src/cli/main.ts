@@ -4,6 +4,10 @@ import { Command } from "commander";
 import { registerCheck } from "./check.ts";
 import { registerConfig } from "./config-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { registerHistory } from "./history.ts";
+import { registerLogs } from "./logs.ts";
+import { registerRun } from "./run.ts";
+import { registerStatus } from "./status.ts";
 import { registerSync } from "./sync.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -15,6 +19,10 @@ const program = new Command("floe")
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
 
 registerSync(program);
+registerRun(program);
+registerStatus(program);
+registerHistory(program);
+registerLogs(program);
 registerCheck(program);
 registerConfig(program);
 
