@@ -169,6 +169,11 @@ test("discover as a table on the terminal's width, against the REST catalog: not
     await catalog.close();
   }
   await assertNoGroup(`floe_${name}`);
+
+  // floe check samples the same messages and shows no example values at all.
+  const check = await floe(["check", "--config", file, "--json"]);
+  assert.equal(check.code, 0, check.stderr);
+  assert.ok(!check.stdout.includes(secret), "floe check prints no sampled value");
 });
 
 test("discover: a bad --sample is a usage error, a job that selects nothing is a job-file error naming the pattern", async () => {
