@@ -13,7 +13,8 @@ import type { SyncEvent } from "../sync/events.ts";
 /** The rate is measured over this much of the recent past, so it follows a read that speeds up or slows down. */
 export const RATE_WINDOW_MS = 10_000;
 
-export type TopicState = "reading" | "committing" | "committed" | "done" | "failed";
+/** `stopped`: the sync ended early (Ctrl-C, a broker lost) before the topic was read to its end; what was read landed. */
+export type TopicState = "reading" | "committing" | "committed" | "done" | "stopped" | "failed";
 
 export interface TopicProgress {
   readonly topic: string;
@@ -88,7 +89,7 @@ export class SyncProgress {
         break;
       }
       case "finished":
-        for (const fold of this.#topics.values()) fold.state = "done";
+        for (const fold of this.#topics.values()) fold.state = offsetsRead(fold) >= fold.toRead ? "done" : "stopped";
         break;
       case "failed":
         for (const fold of this.#topics.values()) if (fold.state !== "committed") fold.state = "failed";
@@ -182,6 +183,7 @@ const STATE_TEXT: Record<Exclude<TopicState, "reading">, string> = {
   committing: "read, committing",
   committed: "committed",
   done: "done",
+  stopped: "stopped early; what was read landed",
   failed: "failed",
 };
 

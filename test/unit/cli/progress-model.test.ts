@@ -144,6 +144,33 @@ test("a commit in the middle of the read (bounded commits) does not mark the top
   assert.equal(p.topics(T0 + 20)[0]!.state, "reading");
 });
 
+test("a run that stopped early (Ctrl-C): the topics not read to their end show it", () => {
+  const p = new SyncProgress();
+  p.apply(
+    planned([
+      { topic: "a", partition: 0, start: 0n, stop: 10n },
+      { topic: "b", partition: 0, start: 0n, stop: 10n },
+    ]),
+  );
+  p.apply(progress(T0 + 10, "a", 0, 10n, 10));
+  p.apply(progress(T0 + 10, "b", 0, 4n, 4));
+  p.apply({
+    type: "finished",
+    runId,
+    at: T0 + 20,
+    status: "partial",
+    readStatus: "aborted",
+    messagesRead: 14,
+    durationMs: 20,
+  });
+  const topics = p.topics(T0 + 20);
+  assert.deepEqual(
+    topics.map((t) => t.state),
+    ["done", "stopped"],
+  );
+  assert.match(progressLines(topics, 200)[1]!, /40% {2}4 \/ 10 {2}stopped early; what was read landed$/);
+});
+
 test("a failed run marks the topics not committed yet as failed", () => {
   const p = new SyncProgress();
   p.apply(
