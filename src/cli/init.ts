@@ -4,8 +4,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { parseJob } from "../config/load-job.ts";
 import { stringifyJson } from "../iceberg/spec/json.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { fail } from "./fail.ts";
 import {
   DEFAULT_BOOTSTRAP_SERVER,
   DEFAULT_TOPIC_PATTERN,
@@ -42,7 +44,7 @@ Example:
   floe init my-job && floe check --config my-job/job.yaml
   floe init . --topic-pattern '^(customers|orders)$'
 
-Exit codes: 0 written, 1 cannot write it, 2 usage or the file exists (use --force)`,
+Exit codes: 0 written, 1 cannot write it, 2 usage, options that give no valid job file, or the file exists (use --force)`,
     )
     .action((dir: string, flags: InitFlags) => {
       process.exitCode = init(dir, flags);
@@ -62,19 +64,25 @@ function init(dir: string, flags: InitFlags): ExitCode {
       .filter((s) => s !== ""),
     topicPattern: flags.topicPattern,
   });
+  // The job loader is the one judge of a job file: what init would write must load, or nothing is written.
+  try {
+    parseJob(text, file, { env: {} });
+  } catch (error) {
+    return fail("init", error, flags.json === true);
+  }
   try {
     mkdirSync(folder, { recursive: true });
     // "wx": fails if the file exists, atomically, so that two inits never both write it.
     writeFileSync(file, text, { flag: flags.force ? "w" : "wx", mode: 0o644 });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const exists = code === "EEXIST";
-    const message = exists
-      ? `${shown} exists; nothing was written (--force overwrites it)`
-      : `cannot write ${shown}: ${(error as Error).message}`;
-    if (flags.json) process.stdout.write(`${stringifyJson({ error: { kind: exists ? "exists" : "io", message } })}\n`);
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+      return fail("init", new Error(`cannot write ${shown}: ${(error as Error).message}`), flags.json === true);
+    }
+    // A usage error, as fail() reports one (kind config, exit 2): the command asked for a file that is there.
+    const message = `${shown} exists; nothing was written (--force overwrites it)`;
+    if (flags.json) process.stdout.write(`${stringifyJson({ error: message, kind: "config", retryable: false })}\n`);
     else process.stderr.write(`floe init: ${message}\n`);
-    return exists ? ExitCode.USAGE : ExitCode.FAILED;
+    return ExitCode.USAGE;
   }
   const steps = nextSteps(shown);
   if (flags.json) {

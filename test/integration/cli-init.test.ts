@@ -62,6 +62,16 @@ test("init writes a job file for the local defaults that loads, and floe check p
   );
 });
 
+test("init writes nothing when its options give no valid job file (the job loader judges)", async () => {
+  const folder = join(dir, "invalid");
+  const bad = await floe(["init", folder, "--topic-pattern", "(", "--json"]);
+  assert.equal(bad.code, 2);
+  const { error, kind } = JSON.parse(bad.stdout);
+  assert.equal(kind, "config");
+  assert.match(error, /source\.kafka\.topic_pattern: not a regular expression/);
+  assert.equal(existsSync(folder), false);
+});
+
 test("init leaves an existing file alone (exit 2) unless --force", async () => {
   const folder = join(dir, "existing");
   assert.equal((await floe(["init", folder])).code, 0);
@@ -73,7 +83,11 @@ test("init leaves an existing file alone (exit 2) unless --force", async () => {
   assert.equal(readFileSync(file, "utf8"), "# mine\n");
   const json = await floe(["init", folder, "--json"]);
   assert.equal(json.code, 2);
-  assert.equal(JSON.parse(json.stdout).error.kind, "exists");
+  assert.deepEqual(JSON.parse(json.stdout), {
+    error: `${join(folder, "job.yaml")} exists; nothing was written (--force overwrites it)`,
+    kind: "config",
+    retryable: false,
+  });
 
   const forced = await floe(["init", folder, "--force", "--name", "other", "--json"]);
   assert.equal(forced.code, 0, forced.stderr);
