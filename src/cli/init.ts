@@ -3,7 +3,7 @@
 // steps. An existing file is left alone unless --force.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import { parseJob } from "../config/load-job.ts";
 import { stringifyJson } from "../iceberg/spec/json.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -31,7 +31,7 @@ export function registerInit(program: Command): void {
     .command("init")
     .description("write a commented job file for a local Kafka and the embedded warehouse")
     .argument("[dir]", "folder to write it in (created if missing)", ".")
-    .option("--name <name>", "the job's name (default: from the folder's name)", jobName)
+    .option("--name <name>", "the job's name: letters, digits and _ (default: from the folder's name)")
     .option("--bootstrap-server <host:port>", "the Kafka broker(s), comma-separated", DEFAULT_BOOTSTRAP_SERVER)
     .option("--topic-pattern <regex>", "topics to sync, matched against the whole name", DEFAULT_TOPIC_PATTERN)
     .option("--file <name>", "the job file's name in the folder", JOB_FILE_NAME)
@@ -99,10 +99,4 @@ function init(dir: string, flags: InitFlags): ExitCode {
 function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
-}
-
-function jobName(text: string): string {
-  if (!/^[A-Za-z0-9_]+$/.test(text))
-    throw new InvalidArgumentError("letters, digits and _ only (it names the namespace)");
-  return text;
 }
