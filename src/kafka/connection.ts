@@ -195,8 +195,11 @@ export class KafkaCluster {
     const cert = "tls" in security ? security.tls?.clientCertificate?.cert : undefined;
     if (cert !== undefined) {
       try {
-        const subject = new X509Certificate(pem("cert", cert)).subject.replaceAll("\n", ", ");
-        const cn = /(?:^|, )CN=([^,]+)/.exec(subject)?.[1];
+        // Node lists the subject's parts in the certificate's order; Kafka names a principal by
+        // the RFC 2253 form, which reverses them.
+        const parts = new X509Certificate(pem("cert", cert)).subject.split("\n").reverse();
+        const subject = parts.join(",");
+        const cn = parts.find((p) => p.startsWith("CN="))?.slice(3);
         if (cn !== undefined) {
           return {
             principal: `User:${cn}`,

@@ -14,6 +14,7 @@ import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg
 import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { type OffsetPlan, offsetPlan } from "../kafka/plan.ts";
+import { classifyError } from "./classify-error.ts";
 import { committedPosition, replacedTopicId, type TopicIds } from "./snapshot-offsets.ts";
 import type { SyncSource } from "./source.ts";
 
@@ -43,7 +44,9 @@ export interface SyncPlan {
 }
 
 export async function planSync(job: Job, source: SyncSource, catalog: Catalog): Promise<SyncPlan> {
-  const { selected, skipped } = selectTopics(job, await source.listTopics());
+  const seen = await source.listTopics();
+  await checkListedTopicsVisible(job, source, seen);
+  const { selected, skipped } = selectTopics(job, seen);
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
   const topics = await source.describeTopics(selected.map((s) => s.topic));
   const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
@@ -80,6 +83,24 @@ export async function planSync(job: Job, source: SyncSource, catalog: Catalog): 
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });
   return { targets, skipped, offsets, topicIds, recreated };
+}
+
+/**
+ * A topic the job lists under streams (without topic_pattern, the topics it syncs) that the
+ * cluster does not list is either absent or hidden: a principal without Describe on a topic does
+ * not see it listed. Asked by name, the broker tells: a refusal fails the sync naming the ACL to
+ * add; an absent topic is left out, as before.
+ */
+async function checkListedTopicsVisible(job: Job, source: SyncSource, seen: readonly string[]): Promise<void> {
+  if (job.topicPattern !== undefined) return;
+  const listed = new Set(seen);
+  const unlisted = [...job.streams.keys()].filter((topic) => !listed.has(topic));
+  if (unlisted.length === 0) return;
+  try {
+    await source.describeTopics(unlisted);
+  } catch (error) {
+    if (classifyError(error).kind === "auth") throw error;
+  }
 }
 
 async function loadTargets(catalog: Catalog, job: Job, selection: SelectedTopic): Promise<StreamTargets> {

@@ -24,7 +24,10 @@ export interface CertificateFiles {
 
 /** The only name the mismatch listener's certificate holds. `.invalid` never resolves (RFC 2606). */
 export const mismatchHost = "broker.invalid";
-/** The CN of the client certificate, which the broker maps to the principal User:floe-client. */
+/**
+ * The CN of the client certificate, which the broker maps to the principal User:floe-client. The
+ * subject is written O first so that its RFC 2253 form, the broker's, is CN=floe-client,O=floe tests.
+ */
 export const clientCommonName = "floe-client";
 
 export function certificateFiles(dir: string): CertificateFiles {
@@ -109,7 +112,7 @@ export function makeCertificates(service: string, dir: string): CertificateFiles
     "-addext",
     "extendedKeyUsage=serverAuth",
   ]);
-  leaf("the client certificate", "client", `/CN=${clientCommonName}/O=floe tests`, [
+  leaf("the client certificate", "client", `/O=floe tests/CN=${clientCommonName}`, [
     "-addext",
     "extendedKeyUsage=clientAuth",
   ]);
