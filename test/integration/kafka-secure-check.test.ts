@@ -1,0 +1,151 @@
+// `floe check` against the secure broker, as a user runs it (a child process), for each way a
+// secure connection goes wrong: its own diagnosis on stderr and in --json (kind auth, not
+// retryable, exit 1), and never the password, the wrong one or the right one, in any output.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { certificates, floeUser, secureServers, sourceYaml } from "../../dev/kafka-secure.ts";
+
+const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "floe-secure-check-"));
+const wrongPassword = "Wr0ng-Pa55-9f1e";
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function floe(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [main, ...args],
+      { cwd: dir, timeout: 120_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") reject(new Error(`floe was killed: ${error.message}`));
+        else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+function jobFile(name: string, connection: string): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    `name: ${name}
+source:
+  kafka:
+${connection}
+    consumer_group: floe_${name}
+    topic_pattern: ^nothing$
+    connect_timeout: 20s
+    request_timeout: 20s
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ./warehouse_${name}}
+`,
+  );
+  return file;
+}
+
+/** Runs `floe check` in text and in --json, and checks what both say; returns the text's stderr. */
+async function checkFails(
+  file: string,
+  expected: { kind: string; retryable: boolean; code: number; message: RegExp },
+  env: Record<string, string> = {},
+): Promise<string> {
+  const text = await floe(["check", "--config", file], env);
+  const json = await floe(["check", "--config", file, "--json"], env);
+  for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) {
+    assert.doesNotMatch(output, new RegExp(wrongPassword));
+    assert.doesNotMatch(output, new RegExp(floeUser.password));
+  }
+  assert.equal(text.code, expected.code, text.stderr);
+  assert.equal(json.code, expected.code, json.stdout);
+  assert.match(text.stderr, expected.message);
+  const body = JSON.parse(json.stdout) as { error: string; kind: string; retryable: boolean };
+  assert.deepEqual([body.kind, body.retryable], [expected.kind, expected.retryable]);
+  assert.match(body.error, expected.message);
+  return text.stderr;
+}
+
+const refused = { kind: "auth", retryable: false, code: 1 };
+
+test("a wrong password: the broker refused the credentials of the user, for SCRAM and PLAIN, the password never shown", async () => {
+  const scram = jobFile(
+    "wrong_scram",
+    sourceYaml({
+      protocol: "SASL_SSL",
+      mechanism: "SCRAM-SHA-512",
+      user: { username: floeUser.username, password: "${KAFKA_PASSWORD}" },
+    }),
+  );
+  await checkFails(
+    scram,
+    { ...refused, message: /refused the credentials of user 'floe' \(SCRAM-SHA-512\): a wrong password/ },
+    { KAFKA_PASSWORD: wrongPassword },
+  );
+  const plain = jobFile(
+    "wrong_plain",
+    sourceYaml({ protocol: "SASL_PLAINTEXT", mechanism: "PLAIN", user: { username: "floe", password: wrongPassword } }),
+  );
+  await checkFails(plain, { ...refused, message: /refused the credentials of user 'floe' \(PLAIN\)/ });
+});
+
+test("an unknown mechanism is a job-file error; one the listener does not offer names those it does", async () => {
+  const unknown = jobFile(
+    "unknown_mechanism",
+    sourceYaml({ protocol: "SASL_SSL", mechanism: "SCRAM-SHA-512" }).replace("SCRAM-SHA-512", "AWS_MSK_IAM"),
+  );
+  await checkFails(unknown, {
+    kind: "config",
+    retryable: false,
+    code: 2,
+    message: /source\.kafka\.sasl\.mechanism: expected PLAIN \| SCRAM-SHA-256 \| SCRAM-SHA-512, got "AWS_MSK_IAM"/,
+  });
+  const unoffered = jobFile("unoffered_mechanism", sourceYaml({ protocol: "SASL_SSL", mechanism: "SCRAM-SHA-256" }));
+  await checkFails(unoffered, {
+    ...refused,
+    message: /the listener does not offer SASL SCRAM-SHA-256; it offers PLAIN, SCRAM-SHA-512/,
+  });
+});
+
+test("an untrusted CA names the certificate's issuer, with no tls.ca and with the wrong one", async () => {
+  const none = jobFile(
+    "no_ca",
+    sourceYaml({ protocol: "SASL_SSL", mechanism: "SCRAM-SHA-512" }).replace(/\n.*tls: \{ca: [^}]*\}/, ""),
+  );
+  await checkFails(none, {
+    ...refused,
+    message:
+      /not signed by a CA floe trusts \(SELF_SIGNED_CERT_IN_CHAIN\): it was issued by CN=floe test CA, and floe trusts only the system's CAs/,
+  });
+  const wrong = jobFile("wrong_ca", sourceYaml({ protocol: "SSL", ca: certificates.otherCa }));
+  await checkFails(wrong, {
+    ...refused,
+    message: /not signed by a CA floe trusts .*issued by CN=floe test CA, and floe trusts security\.tls\.ca/,
+  });
+});
+
+test("a host name the certificate does not hold names the host and the certificate's names", async () => {
+  const file = jobFile("mismatch", sourceYaml({ protocol: "SSL", server: secureServers.mismatch }));
+  await checkFails(file, {
+    ...refused,
+    message: /the broker's certificate does not name 127\.0\.0\.1 \(it names DNS:broker\.invalid\)/,
+  });
+});
+
+test("a client certificate missing where the listener requires one", async () => {
+  const file = jobFile("no_client_cert", sourceYaml({ protocol: "SSL", clientCertificate: false }));
+  const stderr = await checkFails(file, {
+    ...refused,
+    message: /the listener requires a client certificate \(mutual TLS\) and none was sent/,
+  });
+  assert.match(stderr, /Set security\.tls\.cert and security\.tls\.key/);
+});
