@@ -37,7 +37,7 @@ export function sourceYaml(
   way:
     | { protocol: "SASL_PLAINTEXT"; mechanism: Mechanism; user?: { username: string; password: string } }
     | { protocol: "SASL_SSL"; mechanism: Mechanism; user?: { username: string; password: string }; ca?: string }
-    | { protocol: "SSL"; server?: string; ca?: string; clientCertificate?: boolean },
+    | { protocol: "SSL"; server?: string; ca?: string; clientCertificate?: boolean; insecureSkipVerify?: boolean },
   indent = "    ",
 ): string {
   const lines: string[] = [];
@@ -46,6 +46,7 @@ export function sourceYaml(
     const cert = way.clientCertificate ?? true;
     const tls = [`ca: ${way.ca ?? certificates.ca}`];
     if (cert) tls.push(`cert: ${certificates.clientCert}`, `key: ${certificates.clientKey}`);
+    if (way.insecureSkipVerify) tls.push("insecure_skip_verify: true");
     lines.push(`tls: {${tls.join(", ")}}`);
   } else {
     const user = way.user ?? floeUser;

@@ -10,22 +10,20 @@
 // step for 16 request timeouts, 8 minutes. An admin step here fails at its first timeout instead,
 // naming the step and the server, and at the first refusal of its credentials or certificates,
 // which no retry of the same settings overcomes.
-import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { inspect } from "node:util";
 import { Admin, type BaseOptions, Consumer, TimeoutError } from "@platformatic/kafka";
+import { type AclResources, authorizationFailure } from "./authorization.ts";
 import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
 import { diagnose } from "./diagnose.ts";
 import {
   describeCause,
-  hasProtocolError,
-  KafkaAuthorizationError,
+  type KafkaAuthorizationError,
   KafkaConfigError,
   KafkaConnectionError,
   KafkaError,
-  type MissingAcl,
   walk,
 } from "./errors.ts";
 import type { KafkaSecurity, KafkaTls } from "./security.ts";
@@ -169,48 +167,7 @@ export class KafkaCluster {
    * resources, naming the ACLs to add; undefined when the error is not such a refusal.
    */
   authorizationError(what: string, error: unknown, resources: AclResources): KafkaAuthorizationError | undefined {
-    const missing: MissingAcl[] = [];
-    if (hasProtocolError(error, "GROUP_AUTHORIZATION_FAILED") && resources.group !== undefined) {
-      missing.push({ resource: "group", name: resources.group, operations: ["Read"] });
-    }
-    if (hasProtocolError(error, "TOPIC_AUTHORIZATION_FAILED")) {
-      for (const topic of resources.topics ?? []) {
-        missing.push({ resource: "topic", name: topic, operations: ["Read", "Describe"] });
-      }
-    }
-    if (missing.length === 0) return undefined;
-    return new KafkaAuthorizationError(what, this.principal(), missing, this.config.bootstrapServers, {
-      cause: error,
-    });
-  }
-
-  /**
-   * The principal the broker sees: User:<SASL username>, or for mutual TLS the client
-   * certificate's CN (the usual ssl.principal.mapping.rules; Kafka's default is the whole
-   * subject), or User:ANONYMOUS.
-   */
-  principal(): { principal: string; note?: string } {
-    const security = this.config.security;
-    if ("sasl" in security) return { principal: `User:${security.sasl.username}` };
-    const cert = "tls" in security ? security.tls?.clientCertificate?.cert : undefined;
-    if (cert !== undefined) {
-      try {
-        // Node lists the subject's parts in the certificate's order; Kafka names a principal by
-        // the RFC 2253 form, which reverses them.
-        const parts = new X509Certificate(pem("cert", cert)).subject.split("\n").reverse();
-        const subject = parts.join(",");
-        const cn = parts.find((p) => p.startsWith("CN="))?.slice(3);
-        if (cn !== undefined) {
-          return {
-            principal: `User:${cn}`,
-            note: `the client certificate's CN; a broker without ssl.principal.mapping.rules names it by its whole subject, ${subject}`,
-          };
-        }
-      } catch {
-        // An unreadable certificate fails the connection first.
-      }
-    }
-    return { principal: "User:ANONYMOUS" };
+    return authorizationFailure(what, error, resources, this.config);
   }
 
   /**
@@ -344,12 +301,6 @@ export class KafkaCluster {
   [inspect.custom](): string {
     return `KafkaCluster(${this.description})`;
   }
-}
-
-/** The resources an admin step concerns, which an authorization failure names. */
-export interface AclResources {
-  readonly topics?: readonly string[];
-  readonly group?: string;
 }
 
 /** A connect or a request of the library that timed out, anywhere in the error tree. */

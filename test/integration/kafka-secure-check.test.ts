@@ -54,14 +54,19 @@ destination:
   return file;
 }
 
-/** Runs `floe check` in text and in --json, and checks what both say; returns the text's stderr. */
+/**
+ * Runs `floe check` (or `floe sync`) in text and in --json, and checks what both say; returns the
+ * text's stderr.
+ */
 async function checkFails(
   file: string,
   expected: { kind: string; retryable: boolean; code: number; message: RegExp },
   env: Record<string, string> = {},
+  command: "check" | "sync" = "check",
 ): Promise<string> {
-  const text = await floe(["check", "--config", file], env);
-  const json = await floe(["check", "--config", file, "--json"], env);
+  const stateDir = command === "sync" ? ["--state-dir", join(dir, "state")] : [];
+  const text = await floe([command, "--config", file, ...stateDir], env);
+  const json = await floe([command, "--config", file, "--json", ...stateDir], env);
   for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) {
     assert.doesNotMatch(output, new RegExp(wrongPassword));
     assert.doesNotMatch(output, new RegExp(floeUser.password));
@@ -87,11 +92,14 @@ test("a wrong password: the broker refused the credentials of the user, for SCRA
       user: { username: floeUser.username, password: ["$", "{KAFKA_PASSWORD}"].join("") },
     }),
   );
-  await checkFails(
-    scram,
-    { ...refused, message: /refused the credentials of user 'floe' \(SCRAM-SHA-512\): a wrong password/ },
-    { KAFKA_PASSWORD: wrongPassword },
-  );
+  for (const command of ["check", "sync"] as const) {
+    await checkFails(
+      scram,
+      { ...refused, message: /refused the credentials of user 'floe' \(SCRAM-SHA-512\): a wrong password/ },
+      { KAFKA_PASSWORD: wrongPassword },
+      command,
+    );
+  }
   const plain = jobFile(
     "wrong_plain",
     sourceYaml({ protocol: "SASL_PLAINTEXT", mechanism: "PLAIN", user: { username: "floe", password: wrongPassword } }),

@@ -1,6 +1,7 @@
 // A sync over each way into the secure broker (dev/services/kafka-secure.ts): SASL_PLAINTEXT with
 // PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, SASL_SSL with PLAIN and SCRAM-SHA-512, and SSL with a
-// client certificate (mutual TLS, by IP and by the name localhost). Each runs as a principal
+// client certificate (mutual TLS, by IP and by the name localhost, and with insecure_skip_verify
+// to a listener whose certificate names another host). Each runs as a principal
 // with only the ACLs such a tool is given (Read and Describe on its topic, Read on its group),
 // lands an upsert table in the REST catalog read back through DuckDB, PyIceberg and Spark and
 // compared with the model, and commits the group's offsets: a second sync reads nothing.
@@ -54,6 +55,11 @@ const ways: { label: string; connection: string; principal: string }[] = [
   {
     label: "SSL with a client certificate, by host name",
     connection: sourceYaml({ protocol: "SSL", server: secureServers.ssl.replace("127.0.0.1", "localhost") }),
+    principal: principalOf("client-certificate"),
+  },
+  {
+    label: "SSL with insecure_skip_verify, to a certificate for another host",
+    connection: sourceYaml({ protocol: "SSL", server: secureServers.mismatch, insecureSkipVerify: true }),
     principal: principalOf("client-certificate"),
   },
 ];

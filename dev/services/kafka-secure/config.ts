@@ -6,6 +6,7 @@
 //                         is the mechanism it does not offer)
 //   SSL             9194  mutual TLS required; the client certificate's CN is the principal
 //   MISMATCH        9195  SSL with a certificate for broker.invalid only: a host-name mismatch
+//                         (mutual TLS required too, so that insecure_skip_verify has a principal)
 //   CONTROLLER      9199  SASL_PLAINTEXT PLAIN, the broker's own
 //
 // StandardAuthorizer with no ACL to start with: only the super user `admin` may do anything;
@@ -89,6 +90,7 @@ export function secureServerProperties(): string {
       "ssl.truststore.type": "PEM",
       "ssl.truststore.location": certificates.ca,
       "listener.name.ssl.ssl.client.auth": "required",
+      "listener.name.mismatch.ssl.client.auth": "required",
       "listener.name.mismatch.ssl.keystore.type": "PEM",
       "listener.name.mismatch.ssl.keystore.location": certificates.mismatchKeyStore,
       // CN=floe-client,O=floe tests is User:floe-client, as clusters usually map certificates.
