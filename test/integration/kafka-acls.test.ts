@@ -4,6 +4,8 @@
 // without Describe on a topic, or without Read on a topic, `floe sync` and `floe check` fail with
 // kind auth, not retryable, naming the kafka-acls.sh command to add; nothing is committed to any
 // table and the group's offsets do not move. Running the command named makes the same job sync.
+// With Describe but not Read on the group, the refusal comes at the group commit, after the
+// tables committed whole: the next sync resumes from the tables' offsets.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -157,4 +159,27 @@ test("without Read on one of two topics: the sync fails naming it, commits neith
   assert.equal(await snapshots(job.namespace, readable), 0);
   assert.equal(await snapshots(job.namespace, unreadable), 0);
   assert.equal(await committedOffsets(group, [readable, unreadable]), 0);
+});
+
+test("with Describe but not Read on the group: the tables commit whole, the group commit is refused by name, the rerun resumes from the tables", async () => {
+  const topic = await newTopic("describegroup");
+  const { job, group } = writeJob(`acldescgroup_${run}`, [topic]);
+  await grantAcls(principal, [
+    { topic, operations: ["Read", "Describe"] },
+    { group, operations: ["Describe"] },
+  ]);
+  await syncRefused(
+    job,
+    new RegExp(`committing the offsets of consumer group ${group} was refused: .*--operation Read --group ${group}`),
+  );
+  // The table holds every message read and their offsets; the group none.
+  await readers.assertRows(restTable(job.namespace, topic), model, { columns: ["id", "v"], orderBy: ["id"] });
+  assert.equal(await snapshots(job.namespace, topic), 1);
+  assert.equal(await committedOffsets(group, [topic]), 0);
+
+  await grantAcls(principal, [{ group, operations: ["Read"] }]);
+  const rerun = await syncJob(job, { stateDir: join(dir, "state", job.name) });
+  assert.equal(rerun.messagesRead, 0);
+  assert.equal(await committedOffsets(group, [topic]), 2);
+  await readers.assertRows(restTable(job.namespace, topic), model, { columns: ["id", "v"], orderBy: ["id"] });
 });
