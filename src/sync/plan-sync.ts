@@ -9,7 +9,13 @@
 // has: an append table then holds both topics' messages, an upsert table the latest row per key
 // over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
 import type { Job } from "../config/job.ts";
-import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
+import {
+  deadLetterTableName,
+  type SelectedTopic,
+  type SkippedTopic,
+  selectTopics,
+  TopicSelectionError,
+} from "../config/topics.ts";
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
@@ -46,7 +52,7 @@ export interface SyncPlan {
 export async function planSync(job: Job, source: SyncSource, catalog: Catalog): Promise<SyncPlan> {
   const seen = await source.listTopics();
   await checkListedTopicsVisible(job, source, seen);
-  const { selected, skipped } = selectTopics(job, seen);
+  const { selected, skipped } = selectVisibleTopics(job, source, seen);
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
   const topics = await source.describeTopics(selected.map((s) => s.topic));
   const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
@@ -83,6 +89,24 @@ export async function planSync(job: Job, source: SyncSource, catalog: Catalog): 
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });
   return { targets, skipped, offsets, topicIds, recreated };
+}
+
+/**
+ * selectTopics, and when nothing is selected on a cluster that knows the source by name, a
+ * reminder that the cluster lists only the topics the principal may Describe.
+ */
+function selectVisibleTopics(job: Job, source: SyncSource, seen: readonly string[]) {
+  try {
+    return selectTopics(job, seen);
+  } catch (error) {
+    if (!(error instanceof TopicSelectionError) || source.principal === undefined || job.topicPattern === undefined) {
+      throw error;
+    }
+    throw new TopicSelectionError(
+      `${error.message}. The cluster lists only the topics ${source.principal} may Describe; if a topic is missing, ` +
+        `a cluster admin allows it with: kafka-acls.sh --add --allow-principal ${source.principal} --operation Read --operation Describe --topic <topic>`,
+    );
+  }
 }
 
 /**

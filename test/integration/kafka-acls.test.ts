@@ -183,3 +183,25 @@ test("with Describe but not Read on the group: the tables commit whole, the grou
   assert.equal(await committedOffsets(group, [topic]), 2);
   await readers.assertRows(restTable(job.namespace, topic), model, { columns: ["id", "v"], orderBy: ["id"] });
 });
+
+test("a topic_pattern that selects nothing the principal may Describe says the cluster hides the others", async () => {
+  const hidden = await newTopic("patternhidden");
+  const name = `aclpattern_${run}`;
+  const file = join(dir, `${name}.yaml`);
+  const yaml = secureJobYaml(name, connection, []).replace(
+    `    consumer_group: floe_${name}`,
+    `    consumer_group: floe_${name}\n    topic_pattern: ^${hidden}$`,
+  );
+  writeFileSync(file, yaml.replace(/streams:\n*$/, "streams: {}\n"));
+  const outcome = await floe(["check", "--config", file, "--json"]);
+  assert.equal(outcome.code, 2, outcome.stdout);
+  const body = JSON.parse(outcome.stdout) as { error: string; kind: string };
+  assert.equal(body.kind, "config");
+  assert.match(body.error, /selects none of the/);
+  assert.match(
+    body.error,
+    new RegExp(
+      `lists only the topics ${principal} may Describe.*--allow-principal ${principal} --operation Read --operation Describe --topic <topic>`,
+    ),
+  );
+});
