@@ -5,7 +5,7 @@
 // command that allows it: Read (which implies Describe) and Describe on a topic, Read on a group.
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { hasProtocolError, KafkaAuthorizationError, type MissingAcl } from "./errors.ts";
+import { hasProtocolError, KafkaAuthorizationError, type MissingAcl, walk } from "./errors.ts";
 import type { KafkaSecurity } from "./security.ts";
 
 /** The resources an admin step concerns, which an authorization failure names. */
@@ -59,12 +59,40 @@ export function authorizationFailure(
     missing.push({ resource: "group", name: resources.group, operations: ["Read"] });
   }
   if (hasProtocolError(error, "TOPIC_AUTHORIZATION_FAILED")) {
-    for (const topic of resources.topics ?? []) {
-      missing.push({ resource: "topic", name: topic, operations: ["Read", "Describe"] });
-    }
+    const concerned = resources.topics ?? [];
+    // The answer says which topics it refused; a step over many topics names only those.
+    const refused = refusedTopics(error);
+    const named = concerned.some((t) => refused.has(t)) ? concerned.filter((t) => refused.has(t)) : concerned;
+    for (const topic of named) missing.push({ resource: "topic", name: topic, operations: ["Read", "Describe"] });
   }
   if (missing.length === 0) return undefined;
   return new KafkaAuthorizationError(what, principalOf(config.security), missing, config.bootstrapServers, {
     cause: error,
   });
+}
+
+/** Kafka's error code TOPIC_AUTHORIZATION_FAILED. */
+const TOPIC_AUTHORIZATION_FAILED = 29;
+
+/**
+ * The topics a broker's answer (the `response` of the library's ResponseError) refused: those
+ * whose own error code, or one of whose partitions' codes, is TOPIC_AUTHORIZATION_FAILED.
+ */
+function refusedTopics(error: unknown): Set<string> {
+  const refused = new Set<string>();
+  for (const e of walk(error)) {
+    const topics = (e as { response?: { topics?: unknown } }).response?.topics;
+    if (!Array.isArray(topics)) continue;
+    for (const topic of topics as { name?: unknown; errorCode?: unknown; partitions?: unknown }[]) {
+      if (typeof topic?.name !== "string") continue;
+      const partitions = Array.isArray(topic.partitions) ? (topic.partitions as { errorCode?: unknown }[]) : [];
+      if (
+        topic.errorCode === TOPIC_AUTHORIZATION_FAILED ||
+        partitions.some((p) => p?.errorCode === TOPIC_AUTHORIZATION_FAILED)
+      ) {
+        refused.add(topic.name);
+      }
+    }
+  }
+  return refused;
 }

@@ -90,3 +90,20 @@ test("anything else is not an authorization failure", () => {
   // A group refusal with no group to name says nothing rather than something wrong.
   assert.equal(authorizationFailure("x", refusal("GROUP_AUTHORIZATION_FAILED"), {}, config), undefined);
 });
+
+test("of several topics, only those the answer refused are named", () => {
+  const answer = Object.assign(refusal("TOPIC_AUTHORIZATION_FAILED"), {
+    response: {
+      topics: [
+        { name: "a", errorCode: 0, partitions: [] },
+        { name: "b", errorCode: 29, partitions: [] },
+        { name: "c", errorCode: 0, partitions: [{ errorCode: 29 }] },
+      ],
+    },
+  });
+  const refused = authorizationFailure("listing", answer, { topics: ["a", "b", "c"] }, config);
+  assert.deepEqual(
+    refused?.missing.map((m) => m.name),
+    ["b", "c"],
+  );
+});
