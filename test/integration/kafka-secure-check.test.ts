@@ -8,7 +8,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { certificates, floeUser, secureServers, sourceYaml } from "../../dev/kafka-secure.ts";
+import { createTopic, produce } from "../../dev/kafka.ts";
+import {
+  certificates,
+  floeUser,
+  grantAcls,
+  principalOf,
+  secureAdmin,
+  secureServers,
+  sourceYaml,
+} from "../../dev/kafka-secure.ts";
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "floe-secure-check-"));
@@ -34,7 +43,7 @@ function floe(args: string[], env: Record<string, string> = {}): Promise<Outcome
   });
 }
 
-function jobFile(name: string, connection: string): string {
+function jobFile(name: string, connection: string, pattern = "nothing"): string {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
@@ -43,7 +52,7 @@ source:
   kafka:
 ${connection}
     consumer_group: floe_${name}
-    topic_pattern: ^nothing$
+    topic_pattern: ^${pattern}$
     connect_timeout: 20s
     request_timeout: 20s
 destination:
@@ -157,4 +166,27 @@ test("a client certificate missing where the listener requires one", async () =>
     message: /the listener requires a client certificate \(mutual TLS\) and none was sent/,
   });
   assert.match(stderr, /Set security\.tls\.cert and security\.tls\.key/);
+});
+
+test("over SASL_SSL with SCRAM-SHA-512 and the sync's ACLs, floe check shows the plan and the sampled columns", async () => {
+  const topic = `seccheck${process.pid}_${Date.now()}`;
+  await createTopic(topic, 1, secureAdmin);
+  await produce(
+    topic,
+    [1, 2, 3].map((id) => ({ key: String(id), value: JSON.stringify({ id, amount: id * 1.5 }) })),
+    secureAdmin,
+  );
+  const name = `ok_${process.pid}`;
+  await grantAcls(principalOf(floeUser), [
+    { topic, operations: ["Read", "Describe"] },
+    { group: `floe_${name}`, operations: ["Read"] },
+  ]);
+  const file = jobFile(name, sourceYaml({ protocol: "SASL_SSL", mechanism: "SCRAM-SHA-512" }), topic);
+  const outcome = await floe(["check", "--config", file]);
+  assert.equal(outcome.code, 0, outcome.stderr);
+  assert.match(outcome.stdout, new RegExp(`${topic} -> ${topic} \\(append, will be created\\)`));
+  assert.match(outcome.stdout, /partition 0: 3 to read, from 0 \(log-start\) to 3/);
+  assert.match(outcome.stdout, /columns from a sample of 3 messages/);
+  assert.match(outcome.stdout, /amount\s+double/);
+  assert.doesNotMatch(outcome.stdout + outcome.stderr, new RegExp(floeUser.password));
 });
