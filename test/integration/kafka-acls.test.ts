@@ -156,6 +156,8 @@ test("without Read on one of two topics: the sync fails naming it, commits neith
   );
   await syncRefused(job, acl);
   await cliRefuses("sync", file, acl);
+  // check reads a sample of each topic, and meets the same refusal.
+  await cliRefuses("check", file, acl);
   assert.equal(await snapshots(job.namespace, readable), 0);
   assert.equal(await snapshots(job.namespace, unreadable), 0);
   assert.equal(await committedOffsets(group, [readable, unreadable]), 0);
