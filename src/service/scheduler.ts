@@ -11,7 +11,7 @@
 // atomic), and its run is marked abandoned in the store.
 import type { Job } from "../config/job.ts";
 import type { Secret } from "../config/secret.ts";
-import type { RunStore } from "../state/run-store.ts";
+import type { RunStore, RunTrigger } from "../state/run-store.ts";
 import { type Alert, postAlert, runAlerts } from "./alerts.ts";
 import { acquireJobLock, JobBusyError, type JobLock } from "./job-lock.ts";
 import { type JobLag, measureLag } from "./job-status.ts";
@@ -44,6 +44,24 @@ export interface ServiceOptions {
   waitMs?: number;
 }
 
+/** A scheduled job as the service sees it now. */
+export interface ServiceJobState {
+  job: string;
+  /** When its next run starts (ms since the epoch); null while a run is under way. */
+  nextRun: number | null;
+  nextTrigger: RunTrigger;
+  /** The run under way, if any. */
+  runningRunId: string | null;
+  /** Failed runs in a row. */
+  failures: number;
+}
+
+interface LoopState {
+  state: ServiceJobState;
+  /** Ends the wait for the next tick (a "run now"). */
+  wake: () => void;
+}
+
 interface Running {
   runId: string | undefined;
   store: RunStore;
@@ -56,6 +74,7 @@ export class Service {
   readonly #stop = new AbortController();
   readonly #running = new Set<Running>();
   readonly #runLocks: JobLock[] = [];
+  readonly #states = new Map<string, LoopState>();
   #loops: Promise<void>[] = [];
 
   constructor(jobs: readonly ScheduledJob[], options: ServiceOptions) {
@@ -108,6 +127,22 @@ export class Service {
     for (const running of this.#running) running.abort.abort();
   }
 
+  /** Each job's next run and the run under way: for a status page. */
+  jobs(): ServiceJobState[] {
+    return [...this.#states.values()].map(({ state }) => ({ ...state }));
+  }
+
+  /**
+   * Starts a run of the job now instead of at its next tick ("sync now"); false when the service
+   * does not schedule that job, or a run of it is under way (the request is then not queued).
+   */
+  runNow(job: string): boolean {
+    const loop = this.#states.get(job);
+    if (!loop || loop.state.runningRunId !== null || loop.state.nextRun === null || this.stopping) return false;
+    loop.wake();
+    return true;
+  }
+
   get stopping(): boolean {
     return this.#stop.signal.aborted;
   }
@@ -136,20 +171,36 @@ export class Service {
     let retryable = false;
     let lastLag: JobLag | undefined;
     let retentionAlerted = false;
-    let next = { at: job.schedule.next(Date.now()), trigger: "schedule" as const } as ReturnType<typeof nextAttempt>;
+    let next: { at: number; trigger: RunTrigger } = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+    const state: ServiceJobState = {
+      job: job.name,
+      nextRun: next.at,
+      nextTrigger: next.trigger,
+      runningRunId: null,
+      failures: 0,
+    };
+    let wake = new AbortController();
+    this.#states.set(job.name, { state, wake: () => wake.abort() });
     log.info(
       { schedule: job.schedule.text, nextRun: new Date(next.at).toISOString() },
       `scheduled: ${job.schedule.text}`,
     );
     while (!this.stopping) {
-      await sleepUntil(next.at, this.#stop.signal);
+      await sleepUntil(next.at, AbortSignal.any([this.#stop.signal, wake.signal]));
       if (this.stopping) break;
+      if (wake.signal.aborted) {
+        next = { at: Date.now(), trigger: "manual" };
+        wake = new AbortController();
+      }
+      state.nextRun = null;
       let lock: JobLock;
       try {
         lock = await acquireJobLock(stateDir, job.name, { command: `floe run --config ${file}` });
       } catch (error) {
         if (!(error instanceof JobBusyError)) throw error;
         next = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+        state.nextRun = next.at;
+        state.nextTrigger = next.trigger;
         log.warn(
           `${error.message.replace(/; wait for it.*$/, "")}: skipping this tick, next at ${new Date(next.at).toISOString()}`,
         );
@@ -172,6 +223,7 @@ export class Service {
             : { maxMessagesPerCommit: this.#options.maxMessagesPerCommit }),
           onStart: (runId) => {
             running.runId = runId;
+            state.runningRunId = runId;
           },
           onEvent: (event) => metrics?.observeEvent(job.name, event),
           afterSync: async (connections) => {
@@ -181,6 +233,7 @@ export class Service {
         });
       } finally {
         this.#running.delete(running);
+        state.runningRunId = null;
         lock.release();
       }
       const { record } = run;
@@ -225,6 +278,9 @@ export class Service {
       }
       if (this.stopping) break;
       next = nextAttempt(job.schedule, Date.now(), { failures, retryable }, this.#options.backoff ?? DEFAULT_BACKOFF);
+      state.nextRun = next.at;
+      state.nextTrigger = next.trigger;
+      state.failures = failures;
       log.info(
         { nextRun: new Date(next.at).toISOString(), trigger: next.trigger },
         next.trigger === "retry"

@@ -17,8 +17,8 @@ import { migrate } from "./migrations.ts";
 /** running: not ended yet. abandoned: its process ended without finishing it (killed, or stopped past the grace period). */
 export type RunOutcome = "running" | "complete" | "partial" | "failed" | "abandoned";
 export const RUN_OUTCOMES: readonly RunOutcome[] = ["running", "complete", "partial", "failed", "abandoned"];
-/** What started the run: its schedule, a retry after a retryable failure, or `floe sync`. */
-export type RunTrigger = "schedule" | "retry" | "sync";
+/** What started the run: its schedule, a retry after a retryable failure, `floe sync`, or a "run now" of a running service. */
+export type RunTrigger = "schedule" | "retry" | "sync" | "manual";
 
 export interface RunRecord {
   runId: string;
