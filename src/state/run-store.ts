@@ -144,13 +144,17 @@ export class RunStore {
     return row && toRecord(row);
   }
 
-  /** The job's runs, newest first. */
-  runs(job: string, options: { limit?: number; outcome?: RunOutcome } = {}): RunRecord[] {
+  /** The job's runs, newest first; `before` (a start time, ms) pages back from the last page's oldest run. */
+  runs(job: string, options: { limit?: number; outcome?: RunOutcome; before?: number } = {}): RunRecord[] {
     const where = ["job = ?"];
     const params: SQLInputValue[] = [job];
     if (options.outcome) {
       where.push("outcome = ?");
       params.push(options.outcome);
+    }
+    if (options.before !== undefined) {
+      where.push("started_at < ?");
+      params.push(options.before);
     }
     params.push(options.limit ?? -1);
     const rows = this.#db
