@@ -252,7 +252,7 @@ export class Service {
         record.outcome === "failed" &&
         retentionWarning(
           store.lastSuccess(job.name)?.startedAt,
-          store.runs(job.name).at(-1)?.startedAt,
+          store.firstRun(job.name)?.startedAt,
           lastLag.retention,
           Date.now(),
         );
@@ -268,14 +268,7 @@ export class Service {
           retentionAlerted = true;
         }
       }
-      if (webhook) {
-        for (const alert of alerts) {
-          await postAlert(webhook, alert).then(
-            () => log.info({ runId: record.runId, alert: alert.kind }, `alert sent: ${alert.kind}`),
-            (error: Error) => log.warn({ runId: record.runId, alert: alert.kind }, `alert not sent: ${error.message}`),
-          );
-        }
-      }
+      if (webhook) await sendAlerts(webhook, alerts, log);
       if (this.stopping) break;
       next = nextAttempt(job.schedule, Date.now(), { failures, retryable }, this.#options.backoff ?? DEFAULT_BACKOFF);
       state.nextRun = next.at;
@@ -289,6 +282,17 @@ export class Service {
       );
     }
     log.info("stopped");
+  }
+}
+
+/** Posts each alert; one that is not delivered is logged, never thrown. */
+async function sendAlerts(webhook: Secret, alerts: readonly Alert[], log: Logger): Promise<void> {
+  for (const alert of alerts) {
+    const fields = { runId: alert.runId, alert: alert.kind };
+    await postAlert(webhook, alert).then(
+      () => log.info(fields, `alert sent: ${alert.kind}`),
+      (error: Error) => log.warn(fields, `alert not sent: ${error.message}`),
+    );
   }
 }
 

@@ -174,6 +174,14 @@ export class RunStore {
     return this.runs(job, { limit: 1 })[0];
   }
 
+  /** The job's oldest run the store keeps. */
+  firstRun(job: string): RunRecord | undefined {
+    const row = this.#db.prepare("SELECT * FROM runs WHERE job = ? ORDER BY started_at LIMIT 1").get(job) as
+      | RunRow
+      | undefined;
+    return row && toRecord(row);
+  }
+
   /** The job's latest run that landed what it read (complete or partial). */
   lastSuccess(job: string): RunRecord | undefined {
     const row = this.#db

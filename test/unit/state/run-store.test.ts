@@ -110,6 +110,7 @@ test("runs of several jobs in one store: by job, newest first, with the last suc
     message: "no broker",
   });
   assert.equal(store.lastSuccess("a")!.runId, "a-100");
+  assert.equal(store.firstRun("a")!.runId, "a-100");
   assert.equal(store.lastSuccess("b")!.runId, "b-150", "a partial run landed what it read");
   // Saving again updates the record.
   store.saveRun(run("b", 150, { outcome: "complete", messages: 9 }));
