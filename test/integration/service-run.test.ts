@@ -619,3 +619,55 @@ schedule: every 1s
     await deleteTopic(twinTopic);
   }
 });
+
+test("a catalog token that a refusing catalog echoes back appears in no log line, error, run record or store file", async () => {
+  const secret = `tok${ws.run.replace(/_/g, "")}catalog`;
+  const catalog = createHttpServer((request, response) => {
+    response.writeHead(401, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        error: { message: `bad token ${request.headers.authorization}`, type: "NotAuthorizedException", code: 401 },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => catalog.listen(0, "127.0.0.1", resolve));
+  try {
+    const file = join(ws.dir, "token.yaml");
+    writeFileSync(
+      file,
+      `name: ${ws.name}_tok
+source: {kafka: {bootstrap_servers: [${bootstrapServers}], topic_pattern: ^${topic}$}}
+destination:
+  iceberg:
+    catalog: {type: rest, uri: "http://127.0.0.1:${(catalog.address() as { port: number }).port}", token: "\${FLOE_TEST_CATALOG_TOKEN}"}
+`,
+    );
+    const root = join(ws.dir, "token-state");
+    const env = { FLOE_TEST_CATALOG_TOKEN: secret };
+    const sync = await floe(["sync", "--config", file, "--state-dir", root, "--log-level", "debug"], env).done;
+    assert.equal(sync.code, 1, sync.stderr);
+    assert.match(sync.stderr, /rejected the credentials \(HTTP 401: bad token Bearer \*\*\*\)/);
+    const json = await floe(["sync", "--config", file, "--state-dir", root, "--json"], env).done;
+    assert.equal(JSON.parse(json.stdout).kind, "auth");
+    const history = await floe(["history", "--config", file, "--state-dir", root, "--json"], env).done;
+    const runs = JSON.parse(history.stdout) as RunRecord[];
+    assert.deepEqual(
+      runs.map((r) => [r.outcome, r.error?.kind]),
+      [
+        ["failed", "auth"],
+        ["failed", "auth"],
+      ],
+    );
+    const logs = await floe(["logs", runs[0]!.runId, "--state-dir", root, "--json"]).done;
+    assert.match(logs.stdout, /"kind":"auth"/);
+    for (const output of [sync.stdout, sync.stderr, json.stdout, history.stdout, logs.stdout]) {
+      assert.ok(!output.includes(secret), "the catalog token appears in an output");
+    }
+    for (const name of readdirSync(root)) {
+      const path = join(root, name);
+      if (statSync(path).isFile()) assert.ok(!readFileSync(path).includes(secret), `the token appears in ${path}`);
+    }
+  } finally {
+    catalog.close();
+  }
+});
