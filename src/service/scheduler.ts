@@ -171,6 +171,29 @@ export class Service {
     let retryable = false;
     let lastLag: JobLag | undefined;
     let retentionAlerted = false;
+    // The time since the last successful run against the topics' retention, measured after an
+    // earlier run: checked when a run fails or a tick is skipped (the job is not landing), and
+    // alerted once until a run succeeds.
+    const retentionAlert = (runId?: string): Alert | undefined => {
+      const warning =
+        lastLag &&
+        retentionWarning(
+          store.lastSuccess(job.name)?.startedAt,
+          store.firstRun(job.name)?.startedAt,
+          lastLag.retention,
+          Date.now(),
+        );
+      if (!warning) return undefined;
+      log.warn(runId ? { runId } : {}, `retention: ${warning}`);
+      if (retentionAlerted) return undefined;
+      retentionAlerted = true;
+      return {
+        kind: "retention",
+        job: job.name,
+        ...(runId ? { runId } : {}),
+        text: `floe: job ${job.name}: ${warning}`,
+      };
+    };
     let next: { at: number; trigger: RunTrigger } = { at: job.schedule.next(Date.now()), trigger: "schedule" };
     const state: ServiceJobState = {
       job: job.name,
@@ -204,6 +227,8 @@ export class Service {
         log.warn(
           `${error.message.replace(/; wait for it.*$/, "")}: skipping this tick, next at ${new Date(next.at).toISOString()}`,
         );
+        const retention = retentionAlert();
+        if (retention && webhook) await sendAlerts(webhook, [retention], log);
         continue;
       }
       const running: Running = { runId: undefined, store, abort: new AbortController() };
@@ -246,27 +271,9 @@ export class Service {
         failures = 0;
         retentionAlerted = false;
       }
-      // The retention warning needs a measurement of the topics' retention (from an earlier run when this one failed).
-      const warning =
-        lastLag &&
-        record.outcome === "failed" &&
-        retentionWarning(
-          store.lastSuccess(job.name)?.startedAt,
-          store.firstRun(job.name)?.startedAt,
-          lastLag.retention,
-          Date.now(),
-        );
-      if (warning) {
-        log.warn({ runId: record.runId }, `retention: ${warning}`);
-        if (!retentionAlerted) {
-          alerts.push({
-            kind: "retention",
-            job: job.name,
-            runId: record.runId,
-            text: `floe: job ${job.name}: ${warning}`,
-          });
-          retentionAlerted = true;
-        }
+      if (record.outcome === "failed") {
+        const retention = retentionAlert(record.runId);
+        if (retention) alerts.push(retention);
       }
       if (webhook) await sendAlerts(webhook, alerts, log);
       if (this.stopping) break;
