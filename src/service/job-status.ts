@@ -68,7 +68,7 @@ export function jobStatus(
   const lastRun = store.lastRun(job.name) ?? null;
   const lastSuccess = store.lastSuccess(job.name) ?? null;
   const measured = lag && "lag" in lag ? lag.lag : null;
-  const firstRun = lastSuccess === null ? store.runs(job.name).at(-1) : undefined;
+  const firstRun = lastSuccess === null ? store.firstRun(job.name) : undefined;
   return {
     job: job.name,
     schedule: job.schedule?.text ?? null,

@@ -54,16 +54,38 @@ export async function runJob(job: Job, options: RunJobOptions): Promise<JobRun> 
   sink.route(runId, store);
   options.onStart?.(runId);
   // The caller holds the job's lock: a run still marked running belongs to a process that is gone.
-  const abandoned = store.abandonRunning(job.name, now());
-  if (abandoned > 0)
-    log.warn(`${abandoned} earlier run(s) of ${job.name} were left running by a process that ended; marked abandoned`);
+  try {
+    const abandoned = store.abandonRunning(job.name, now());
+    if (abandoned > 0) {
+      // Logged for the job, not the run: the run has no row yet for its lines to hang on.
+      options.logger
+        .child({ job: job.name })
+        .warn(`${abandoned} earlier run(s) of ${job.name} were left running by a process that ended; marked abandoned`);
+    }
+  } catch (error) {
+    options.logger
+      .child({ job: job.name })
+      .warn({ err: error }, `cannot update the run store ${store.path}: ${(error as Error).message}`);
+  }
 
   const fold = new RunFold({ trigger: options.trigger, pid: process.pid, host: hostname() });
   let savedAt = 0;
+  let storeFailed = false;
+  const save = (record: RunRecord) => {
+    try {
+      store.saveRun(record);
+    } catch (error) {
+      // The run store is the sync's record, not part of it: a store that cannot be written
+      // (disk full, a lock held too long) is reported once and never fails the sync.
+      if (!storeFailed)
+        log.error({ err: error }, `cannot record the run in ${store.path}: ${(error as Error).message}`);
+      storeFailed = true;
+    }
+  };
   const onEvent = (event: SyncEvent) => {
     const record = fold.apply(event);
     if (event.type !== "partition-progress" || event.at - savedAt >= PROGRESS_SAVE_MS) {
-      store.saveRun(record);
+      save(record);
       savedAt = event.at;
     }
     logEvent(log, event);
@@ -108,8 +130,12 @@ export async function runJob(job: Job, options: RunJobOptions): Promise<JobRun> 
     sink.unroute(runId);
   }
   const record = fold.record!;
-  store.saveRun(record);
-  const pruned = store.prune(job.name, now() - job.historyDays * DAY_MS);
-  if (pruned > 0) log.debug(`pruned ${pruned} runs older than ${job.historyDays} days`);
+  save(record);
+  try {
+    const pruned = store.prune(job.name, now() - job.historyDays * DAY_MS);
+    if (pruned > 0) log.debug(`pruned ${pruned} runs older than ${job.historyDays} days`);
+  } catch (error) {
+    log.warn({ err: error }, `cannot prune the run store ${store.path}: ${(error as Error).message}`);
+  }
   return { record, report, error: failure };
 }

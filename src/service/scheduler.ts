@@ -11,7 +11,7 @@
 // atomic), and its run is marked abandoned in the store.
 import type { Job } from "../config/job.ts";
 import type { Secret } from "../config/secret.ts";
-import type { RunStore } from "../state/run-store.ts";
+import type { RunStore, RunTrigger } from "../state/run-store.ts";
 import { type Alert, postAlert, runAlerts } from "./alerts.ts";
 import { acquireJobLock, JobBusyError, type JobLock } from "./job-lock.ts";
 import { type JobLag, measureLag } from "./job-status.ts";
@@ -44,6 +44,24 @@ export interface ServiceOptions {
   waitMs?: number;
 }
 
+/** A scheduled job as the service sees it now. */
+export interface ServiceJobState {
+  job: string;
+  /** When its next run starts (ms since the epoch); null while a run is under way. */
+  nextRun: number | null;
+  nextTrigger: RunTrigger;
+  /** The run under way, if any. */
+  runningRunId: string | null;
+  /** Failed runs in a row. */
+  failures: number;
+}
+
+interface LoopState {
+  state: ServiceJobState;
+  /** Ends the wait for the next tick (a "run now"). */
+  wake: () => void;
+}
+
 interface Running {
   runId: string | undefined;
   store: RunStore;
@@ -56,6 +74,7 @@ export class Service {
   readonly #stop = new AbortController();
   readonly #running = new Set<Running>();
   readonly #runLocks: JobLock[] = [];
+  readonly #states = new Map<string, LoopState>();
   #loops: Promise<void>[] = [];
 
   constructor(jobs: readonly ScheduledJob[], options: ServiceOptions) {
@@ -108,6 +127,22 @@ export class Service {
     for (const running of this.#running) running.abort.abort();
   }
 
+  /** Each job's next run and the run under way: for a status page. */
+  jobs(): ServiceJobState[] {
+    return [...this.#states.values()].map(({ state }) => ({ ...state }));
+  }
+
+  /**
+   * Starts a run of the job now instead of at its next tick ("sync now"); false when the service
+   * does not schedule that job, or a run of it is under way (the request is then not queued).
+   */
+  runNow(job: string): boolean {
+    const loop = this.#states.get(job);
+    if (!loop || loop.state.runningRunId !== null || loop.state.nextRun === null || this.stopping) return false;
+    loop.wake();
+    return true;
+  }
+
   get stopping(): boolean {
     return this.#stop.signal.aborted;
   }
@@ -136,23 +171,64 @@ export class Service {
     let retryable = false;
     let lastLag: JobLag | undefined;
     let retentionAlerted = false;
-    let next = { at: job.schedule.next(Date.now()), trigger: "schedule" as const } as ReturnType<typeof nextAttempt>;
+    // The time since the last successful run against the topics' retention, measured after an
+    // earlier run: checked when a run fails or a tick is skipped (the job is not landing), and
+    // alerted once until a run succeeds.
+    const retentionAlert = (runId?: string): Alert | undefined => {
+      const warning =
+        lastLag &&
+        retentionWarning(
+          store.lastSuccess(job.name)?.startedAt,
+          store.firstRun(job.name)?.startedAt,
+          lastLag.retention,
+          Date.now(),
+        );
+      if (!warning) return undefined;
+      log.warn(runId ? { runId } : {}, `retention: ${warning}`);
+      if (retentionAlerted) return undefined;
+      retentionAlerted = true;
+      return {
+        kind: "retention",
+        job: job.name,
+        ...(runId ? { runId } : {}),
+        text: `floe: job ${job.name}: ${warning}`,
+      };
+    };
+    let next: { at: number; trigger: RunTrigger } = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+    const state: ServiceJobState = {
+      job: job.name,
+      nextRun: next.at,
+      nextTrigger: next.trigger,
+      runningRunId: null,
+      failures: 0,
+    };
+    let wake = new AbortController();
+    this.#states.set(job.name, { state, wake: () => wake.abort() });
     log.info(
       { schedule: job.schedule.text, nextRun: new Date(next.at).toISOString() },
       `scheduled: ${job.schedule.text}`,
     );
     while (!this.stopping) {
-      await sleepUntil(next.at, this.#stop.signal);
+      await sleepUntil(next.at, AbortSignal.any([this.#stop.signal, wake.signal]));
       if (this.stopping) break;
+      if (wake.signal.aborted) {
+        next = { at: Date.now(), trigger: "manual" };
+        wake = new AbortController();
+      }
+      state.nextRun = null;
       let lock: JobLock;
       try {
         lock = await acquireJobLock(stateDir, job.name, { command: `floe run --config ${file}` });
       } catch (error) {
         if (!(error instanceof JobBusyError)) throw error;
         next = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+        state.nextRun = next.at;
+        state.nextTrigger = next.trigger;
         log.warn(
           `${error.message.replace(/; wait for it.*$/, "")}: skipping this tick, next at ${new Date(next.at).toISOString()}`,
         );
+        const retention = retentionAlert();
+        if (retention && webhook) await sendAlerts(webhook, [retention], log);
         continue;
       }
       const running: Running = { runId: undefined, store, abort: new AbortController() };
@@ -172,6 +248,7 @@ export class Service {
             : { maxMessagesPerCommit: this.#options.maxMessagesPerCommit }),
           onStart: (runId) => {
             running.runId = runId;
+            state.runningRunId = runId;
           },
           onEvent: (event) => metrics?.observeEvent(job.name, event),
           afterSync: async (connections) => {
@@ -181,6 +258,7 @@ export class Service {
         });
       } finally {
         this.#running.delete(running);
+        state.runningRunId = null;
         lock.release();
       }
       const { record } = run;
@@ -193,38 +271,16 @@ export class Service {
         failures = 0;
         retentionAlerted = false;
       }
-      // The retention warning needs a measurement of the topics' retention (from an earlier run when this one failed).
-      const warning =
-        lastLag &&
-        record.outcome === "failed" &&
-        retentionWarning(
-          store.lastSuccess(job.name)?.startedAt,
-          store.runs(job.name).at(-1)?.startedAt,
-          lastLag.retention,
-          Date.now(),
-        );
-      if (warning) {
-        log.warn({ runId: record.runId }, `retention: ${warning}`);
-        if (!retentionAlerted) {
-          alerts.push({
-            kind: "retention",
-            job: job.name,
-            runId: record.runId,
-            text: `floe: job ${job.name}: ${warning}`,
-          });
-          retentionAlerted = true;
-        }
+      if (record.outcome === "failed") {
+        const retention = retentionAlert(record.runId);
+        if (retention) alerts.push(retention);
       }
-      if (webhook) {
-        for (const alert of alerts) {
-          await postAlert(webhook, alert).then(
-            () => log.info({ runId: record.runId, alert: alert.kind }, `alert sent: ${alert.kind}`),
-            (error: Error) => log.warn({ runId: record.runId, alert: alert.kind }, `alert not sent: ${error.message}`),
-          );
-        }
-      }
+      if (webhook) await sendAlerts(webhook, alerts, log);
       if (this.stopping) break;
       next = nextAttempt(job.schedule, Date.now(), { failures, retryable }, this.#options.backoff ?? DEFAULT_BACKOFF);
+      state.nextRun = next.at;
+      state.nextTrigger = next.trigger;
+      state.failures = failures;
       log.info(
         { nextRun: new Date(next.at).toISOString(), trigger: next.trigger },
         next.trigger === "retry"
@@ -233,6 +289,17 @@ export class Service {
       );
     }
     log.info("stopped");
+  }
+}
+
+/** Posts each alert; one that is not delivered is logged, never thrown. */
+async function sendAlerts(webhook: Secret, alerts: readonly Alert[], log: Logger): Promise<void> {
+  for (const alert of alerts) {
+    const fields = { runId: alert.runId, alert: alert.kind };
+    await postAlert(webhook, alert).then(
+      () => log.info(fields, `alert sent: ${alert.kind}`),
+      (error: Error) => log.warn(fields, `alert not sent: ${error.message}`),
+    );
   }
 }
 

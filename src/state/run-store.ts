@@ -17,8 +17,8 @@ import { migrate } from "./migrations.ts";
 /** running: not ended yet. abandoned: its process ended without finishing it (killed, or stopped past the grace period). */
 export type RunOutcome = "running" | "complete" | "partial" | "failed" | "abandoned";
 export const RUN_OUTCOMES: readonly RunOutcome[] = ["running", "complete", "partial", "failed", "abandoned"];
-/** What started the run: its schedule, a retry after a retryable failure, or `floe sync`. */
-export type RunTrigger = "schedule" | "retry" | "sync";
+/** What started the run: its schedule, a retry after a retryable failure, `floe sync`, or a "run now" of a running service. */
+export type RunTrigger = "schedule" | "retry" | "sync" | "manual";
 
 export interface RunRecord {
   runId: string;
@@ -144,13 +144,17 @@ export class RunStore {
     return row && toRecord(row);
   }
 
-  /** The job's runs, newest first. */
-  runs(job: string, options: { limit?: number; outcome?: RunOutcome } = {}): RunRecord[] {
+  /** The job's runs, newest first; `before` (a start time, ms) pages back from the last page's oldest run. */
+  runs(job: string, options: { limit?: number; outcome?: RunOutcome; before?: number } = {}): RunRecord[] {
     const where = ["job = ?"];
     const params: SQLInputValue[] = [job];
     if (options.outcome) {
       where.push("outcome = ?");
       params.push(options.outcome);
+    }
+    if (options.before !== undefined) {
+      where.push("started_at < ?");
+      params.push(options.before);
     }
     params.push(options.limit ?? -1);
     const rows = this.#db
@@ -168,6 +172,14 @@ export class RunStore {
 
   lastRun(job: string): RunRecord | undefined {
     return this.runs(job, { limit: 1 })[0];
+  }
+
+  /** The job's oldest run the store keeps. */
+  firstRun(job: string): RunRecord | undefined {
+    const row = this.#db.prepare("SELECT * FROM runs WHERE job = ? ORDER BY started_at LIMIT 1").get(job) as
+      | RunRow
+      | undefined;
+    return row && toRecord(row);
   }
 
   /** The job's latest run that landed what it read (complete or partial). */

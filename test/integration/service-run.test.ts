@@ -27,7 +27,15 @@ import { after, before, test } from "node:test";
 import { bootstrapServers, createTopic, deleteTopic, produce, setTopicConfig } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
 import { type RunRecord, RunStore } from "../../src/state/run-store.ts";
-import { AppendModel, modelColumns, OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
+import {
+  AppendModel,
+  deadLetterColumns,
+  modelColumns,
+  OffsetCounter,
+  produceExactly,
+  syncWorkspace,
+  type Value,
+} from "../helpers/sync-model.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
 const EXIT_BUSY = 5;
@@ -207,10 +215,15 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   let seq = 0;
   // A batch produced while a run may list the watermarks goes to one partition, in one request:
   // a run sees all of it or none of it.
-  const batch = async (n: number, partition?: number) => {
-    const messages = counter.assign(
-      Array.from({ length: n }, () => ({ partition: partition ?? seq % PARTITIONS, key: null, value: { seq: seq++ } })),
-    );
+  const batch = async (n: number, partition?: number, bad = 0) => {
+    const messages = counter.assign([
+      ...Array.from({ length: n - bad }, () => ({
+        partition: partition ?? seq % PARTITIONS,
+        key: null,
+        value: { seq: seq++ } as Value | string,
+      })),
+      ...Array.from({ length: bad }, (_, i) => ({ partition: partition ?? 0, key: null, value: `not json ${i}` })),
+    ]);
     await produceExactly(topic, messages, counter);
     model.apply(messages);
   };
@@ -262,10 +275,10 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
 
   await batch(150, 0);
   await until("batch B's run stands before its commit", () => existsSync(pauseFile));
-  assert.ok(
-    runsOf(ws.name).some((r) => r.outcome === "running"),
-    "the held run is recorded as running",
-  );
+  const held = runsOf(ws.name).find((r) => r.outcome === "running");
+  assert.ok(held, "the held run is recorded as running");
+  const follow = floe(["logs", held.runId, ...state, "--follow"]);
+  const standby = floe(["run", "--config", job1, ...state, "--wait", "--log-format", "json"]);
   const sync = await floe(["sync", "--config", job1, ...state]).done;
   assert.equal(sync.code, EXIT_BUSY, sync.stderr);
   assert.match(
@@ -278,6 +291,19 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   const firstOut = await first.done;
   outputs.push(firstOut.stdout, firstOut.stderr);
   assert.equal(firstOut.code, 0, firstOut.stderr);
+  // logs --follow printed the held run's lines as they came, and returned when it ended.
+  const followed = await follow.done;
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.match(
+    followed.stdout,
+    /INFO +run started\n(.*\n)*.*INFO +committed .*\n(.*\n)*.*INFO +run complete: 150 messages/,
+  );
+  // The standby takes the job over once the first process is gone, and stops on SIGTERM.
+  await until("the standby schedules the job", () => /"msg":"scheduled: every 2s"/.test(standby.output()));
+  standby.child.kill("SIGTERM");
+  const standbyOut = await standby.done;
+  outputs.push(standbyOut.stdout, standbyOut.stderr);
+  assert.equal(standbyOut.code, 0, standbyOut.stderr);
   const afterFirst = runsOf(ws.name);
   assert.deepEqual(
     afterFirst.filter((r) => r.messages > 0).map((r) => [r.outcome, r.messages]),
@@ -318,8 +344,9 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   });
   seeded.close();
   await proxy.down();
-  await batch(100);
+  await batch(100, undefined, 1);
   const before2 = runsOf(ws.name).length;
+  const metricsPort2 = await freePort();
   const secondRun = floe([
     "run",
     "--config",
@@ -336,6 +363,8 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     // For job 2, whose file names no webhook.
     "--webhook",
     `http://127.0.0.1:${receiver.port}/hook/${token}`,
+    "--metrics",
+    `127.0.0.1:${metricsPort2}`,
   ]);
   await until("a run of job 1 fails without Kafka", () =>
     runsOf(ws.name)
@@ -351,6 +380,15 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   await until("job 2 fails and its retention alert is sent", () =>
     receiver.received.some((a) => a.body.floe.kind === "retention" && a.body.floe.job === job2),
   );
+  await until("the dead letter's alert is sent", () =>
+    receiver.received.some((a) => a.body.floe.kind === "dead-letters"),
+  );
+  const metrics2 = await (await fetch(`http://127.0.0.1:${metricsPort2}/metrics`)).text();
+  assert.match(metrics2, new RegExp(`floe_errors_total\\{job="${ws.name}",kind="connection"\\} [1-9]`));
+  assert.match(metrics2, new RegExp(`floe_errors_total\\{job="${job2}",kind="bad-message"\\} [1-9]`));
+  assert.match(metrics2, new RegExp(`floe_dead_letters_total\\{${labels}\\} 1\\n`));
+  assert.match(metrics2, new RegExp(`floe_messages_read_total\\{${labels}\\} 100\\n`));
+  assert.match(metrics2, new RegExp(`floe_partition_lag\\{job="${job2}",topic="${topic2}",partition="0"\\} 1\\n`));
   secondRun.child.kill("SIGTERM");
   const secondOut = await secondRun.done;
   outputs.push(secondOut.stdout, secondOut.stderr);
@@ -371,6 +409,11 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   assert.match(
     failedAlert!.body.text,
     new RegExp(`^floe: run \\S+ of job ${ws.name} failed \\(connection, retryable\\): `),
+  );
+  const deadLetterAlert = alerts.find((a) => a.body.floe.kind === "dead-letters")!;
+  assert.match(
+    deadLetterAlert.body.text,
+    new RegExp(`of job ${ws.name} wrote 1 dead letters: 1 into ${ws.namespace}\\.t__dlq$`),
   );
   const retention = alerts.find((a) => a.body.floe.kind === "retention")!;
   assert.match(
@@ -432,6 +475,12 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     orderBy: ["_kafka_partition", "_kafka_offset"],
   });
 
+  await readers.assertRows(
+    { catalog: ws.catalogRef, namespace: ws.namespace, table: "t__dlq" },
+    model.deadLetterRows(),
+    { columns: deadLetterColumns, orderBy: ["_kafka_partition", "_kafka_offset"] },
+  );
+
   // floe history: every run, newest first.
   const history = await floe(["history", "--config", job1, ...state, "--json", "--limit", "1000"]).done;
   assert.equal(history.code, 0, history.stderr);
@@ -453,6 +502,8 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   assert.equal(runs.filter((r) => r.outcome === "abandoned").length, 1);
   assert.equal(landed[3]!.tables[0]!.recordsAdded, 120);
   assert.equal(landed[0]!.bytes, landed[0]!.tables[0]!.bytesRead);
+  assert.equal(landed[2]!.deadLetters, 1);
+  assert.equal(landed[2]!.tables[0]!.recordsAdded, 99);
   const historyText = await floe(["history", "--config", job1, ...state, "--limit", "1000"]).done;
   assert.match(historyText.stdout, /^run id +started +duration +outcome +trigger +messages +bytes +dead letters\n/);
   assert.match(historyText.stdout, /\n {4}error \(connection, retryable\): cannot connect to Kafka/);
@@ -475,8 +526,8 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /no run nope in /);
   // --follow on an ended run prints its lines and returns.
-  const followed = await floe(["logs", landed[3]!.runId, ...state, "--follow"]).done;
-  assert.match(followed.stdout, /run complete: 120 messages/);
+  const ended = await floe(["logs", landed[3]!.runId, ...state, "--follow"]).done;
+  assert.match(ended.stdout, /run complete: 120 messages/);
 
   // The webhook's token is a secret: in no output, in no file of the state root.
   for (const output of [...outputs, history.stdout, historyText.stdout, logs.stdout, status1.stdout, status2.stdout]) {
@@ -486,5 +537,137 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
   for (const file of files(stateRoot)) {
     assert.ok(!readFileSync(file).includes(token), `the webhook token appears in ${file}`);
+  }
+});
+
+test("two floe run processes of one job with separate state roots (no shared lock) land every message once", async () => {
+  // Copies of a job on two machines: each has its own lock, so their runs overlap, and the offset
+  // check of every commit is what keeps the table right; a run that loses a race fails
+  // (retryable) and is retried.
+  const twin = syncWorkspace("svc_twin");
+  const twinTopic = `${twin.name}_t`;
+  await createTopic(twinTopic, 4);
+  try {
+    const file = join(twin.dir, "job.yaml");
+    writeFileSync(
+      file,
+      `name: ${twin.name}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    topic_pattern: ^${twinTopic}$
+    max_threads: 4
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ${twin.warehouse}}
+streams:
+  ${twinTopic}: {mode: append, table: t}
+schedule: every 1s
+`,
+    );
+    const processes = ["a", "b"].map((root) =>
+      floe([
+        "run",
+        "--config",
+        file,
+        "--state-dir",
+        join(twin.dir, root),
+        "--retry-delay",
+        "1",
+        "--max-messages-per-commit",
+        "300",
+        "--log-format",
+        "json",
+      ]),
+    );
+    const counter = new OffsetCounter();
+    const model = new AppendModel();
+    for (let round = 0; round < 6; round++) {
+      const messages = counter.assign(
+        Array.from({ length: 1000 }, (_, i) => ({ partition: i % 4, key: null, value: { seq: round * 1000 + i } })),
+      );
+      await produceExactly(twinTopic, messages, counter);
+      model.apply(messages);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+    }
+    const lag = async () => {
+      const status = await floe(["status", "--config", file, "--state-dir", join(twin.dir, "a"), "--json"]).done;
+      const [s] = JSON.parse(status.stdout);
+      return s.lag?.partitions.reduce((sum: bigint, p: { lag: string }) => sum + BigInt(p.lag), 0n);
+    };
+    await until("both processes drained the topic", async () => (await lag()) === 0n);
+    for (const p of processes) p.child.kill("SIGTERM");
+    for (const p of processes) {
+      const out = await p.done;
+      assert.equal(out.code, 0, out.stderr);
+    }
+    await readers.assertRows({ catalog: twin.catalogRef, namespace: twin.namespace, table: "t" }, model.rows(["seq"]), {
+      columns: modelColumns(["seq"]),
+      orderBy: ["_kafka_partition", "_kafka_offset"],
+    });
+    const failures: string[] = [];
+    for (const root of ["a", "b"]) {
+      const store = RunStore.open(join(twin.dir, root, "floe.db"));
+      for (const run of store.runs(twin.name).filter((r) => r.outcome === "failed")) {
+        assert.ok(run.error?.retryable, `${root}: ${run.error?.kind}: ${run.error?.message}`);
+        failures.push(run.error!.kind);
+      }
+      store.close();
+    }
+    console.log(`two schedulers: ${failures.length} runs lost a race (${[...new Set(failures)].join(", ") || "none"})`);
+  } finally {
+    await deleteTopic(twinTopic);
+  }
+});
+
+test("a catalog token that a refusing catalog echoes back appears in no log line, error, run record or store file", async () => {
+  const secret = `tok${ws.run.replace(/_/g, "")}catalog`;
+  const catalog = createHttpServer((request, response) => {
+    response.writeHead(401, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        error: { message: `bad token ${request.headers.authorization}`, type: "NotAuthorizedException", code: 401 },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => catalog.listen(0, "127.0.0.1", resolve));
+  try {
+    const file = join(ws.dir, "token.yaml");
+    writeFileSync(
+      file,
+      `name: ${ws.name}_tok
+source: {kafka: {bootstrap_servers: [${bootstrapServers}], topic_pattern: ^${topic}$}}
+destination:
+  iceberg:
+    catalog: {type: rest, uri: "http://127.0.0.1:${(catalog.address() as { port: number }).port}", token: "\${FLOE_TEST_CATALOG_TOKEN}"}
+`,
+    );
+    const root = join(ws.dir, "token-state");
+    const env = { FLOE_TEST_CATALOG_TOKEN: secret };
+    const sync = await floe(["sync", "--config", file, "--state-dir", root, "--log-level", "debug"], env).done;
+    assert.equal(sync.code, 1, sync.stderr);
+    assert.match(sync.stderr, /rejected the credentials \(HTTP 401: bad token Bearer \*\*\*\)/);
+    const json = await floe(["sync", "--config", file, "--state-dir", root, "--json"], env).done;
+    assert.equal(JSON.parse(json.stdout).kind, "auth");
+    const history = await floe(["history", "--config", file, "--state-dir", root, "--json"], env).done;
+    const runs = JSON.parse(history.stdout) as RunRecord[];
+    assert.deepEqual(
+      runs.map((r) => [r.outcome, r.error?.kind]),
+      [
+        ["failed", "auth"],
+        ["failed", "auth"],
+      ],
+    );
+    const logs = await floe(["logs", runs[0]!.runId, "--state-dir", root, "--json"]).done;
+    assert.match(logs.stdout, /"kind":"auth"/);
+    for (const output of [sync.stdout, sync.stderr, json.stdout, history.stdout, logs.stdout]) {
+      assert.ok(!output.includes(secret), "the catalog token appears in an output");
+    }
+    for (const name of readdirSync(root)) {
+      const path = join(root, name);
+      if (statSync(path).isFile()) assert.ok(!readFileSync(path).includes(secret), `the token appears in ${path}`);
+    }
+  } finally {
+    catalog.close();
   }
 });

@@ -95,6 +95,14 @@ test("runs of several jobs in one store: by job, newest first, with the last suc
     ["a-200", "a-100"],
   );
   assert.equal(store.runs("a", { limit: 1 })[0]!.runId, "a-200");
+  assert.deepEqual(
+    store.runs("a", { before: 200 }).map((r) => r.runId),
+    ["a-100"],
+  );
+  assert.deepEqual(
+    store.runs("a", { outcome: "failed" }).map((r) => r.runId),
+    ["a-200"],
+  );
   assert.deepEqual(store.lastRun("a")!.error, {
     kind: "connection",
     retryable: true,
@@ -102,6 +110,7 @@ test("runs of several jobs in one store: by job, newest first, with the last suc
     message: "no broker",
   });
   assert.equal(store.lastSuccess("a")!.runId, "a-100");
+  assert.equal(store.firstRun("a")!.runId, "a-100");
   assert.equal(store.lastSuccess("b")!.runId, "b-150", "a partial run landed what it read");
   // Saving again updates the record.
   store.saveRun(run("b", 150, { outcome: "complete", messages: 9 }));
