@@ -8,6 +8,7 @@ import { kafka } from "./kafka.ts";
 import type { Service } from "./lib.ts";
 import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
+import { schemaRegistryService } from "./schema-registry.ts";
 import { seaweedfsService } from "./seaweedfs.ts";
 import { versitygwService } from "./versitygw.ts";
 
@@ -20,5 +21,6 @@ export const services: Service[] = [
   fakeGcsService,
   azuriteService,
   seaweedfsService,
+  schemaRegistryService,
   readers,
 ];
