@@ -11,7 +11,16 @@ import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
-import { type Job, ON_ERROR, type OnError, STREAM_MODES, type StreamConfig, type StreamSettings } from "./job.ts";
+import {
+  type Job,
+  ON_ERROR,
+  type OnError,
+  STREAM_MODES,
+  type StreamConfig,
+  type StreamSettings,
+  VALUE_FORMATS,
+  type ValueFormat,
+} from "./job.ts";
 import { identifier, nonEmpty } from "./schema-parts.ts";
 import { checkKafkaSecurity, kafkaClusterShape, toSource } from "./source.ts";
 import { engineConflicts } from "./target-engines.ts";
@@ -67,6 +76,12 @@ const streamFields = {
     .enum(ON_ERROR)
     .default("dlq")
     .describe("A bad message goes to the <table>__dlq table, fails the sync, or is counted and skipped."),
+  format: z
+    .enum(VALUE_FORMATS)
+    .default("json")
+    .describe(
+      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry).",
+    ),
   columns: z
     .record(nonEmpty, z.enum(DECLARABLE_TYPES))
     // The names are checked even when a type is wrong, so that every problem shows at once.
@@ -77,7 +92,12 @@ const streamFields = {
     ),
 };
 
-type StreamInput = { mode: "upsert" | "append"; dedup_keys?: string[] | undefined };
+type StreamInput = {
+  mode: "upsert" | "append";
+  dedup_keys?: string[] | undefined;
+  format?: ValueFormat;
+  columns?: Record<string, unknown> | undefined;
+};
 
 function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
   if (typeof columns !== "object" || columns === null || Array.isArray(columns)) return;
@@ -98,6 +118,14 @@ function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
 }
 
 function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
+  if (s.format !== undefined && s.format !== "json" && s.columns !== undefined) {
+    // The registry's schema says what each column is.
+    ctx.addIssue({
+      code: "custom",
+      path: ["columns"],
+      message: `only with format json; a ${s.format} stream's columns come from its schema`,
+    });
+  }
   if (s.mode === "upsert" && s.dedup_keys === undefined) {
     ctx.addIssue({ code: "custom", path: ["dedup_keys"], message: "required when mode is upsert" });
   }
@@ -116,12 +144,13 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
 }
 
 function streamSettings(
-  s: StreamInput & { on_error: OnError; columns?: Record<string, DeclarableType> | undefined },
+  s: StreamInput & { on_error: OnError; format: ValueFormat; columns?: Record<string, DeclarableType> | undefined },
 ): StreamSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
+  const { format } = s;
   return s.mode === "upsert"
-    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], onError: s.on_error, columns }
-    : { mode: "append", dedupKeys: s.dedup_keys ?? [], onError: s.on_error, columns };
+    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], onError: s.on_error, columns, format }
+    : { mode: "append", dedupKeys: s.dedup_keys ?? [], onError: s.on_error, columns, format };
 }
 
 const stream = z
@@ -168,6 +197,17 @@ export const jobFileSchema = z
           code: "custom",
           path: ["streams", topic],
           message: `topic_pattern ${topic_pattern} does not match this topic, so it would never sync`,
+        });
+      }
+    }
+    if (job.source.kafka.schema_registry === undefined) {
+      const framed = topics.filter((topic) => job.streams[topic]!.format !== "json").map((t) => ["streams", t]);
+      if (topic_pattern !== undefined && job.default_stream.format !== "json") framed.push(["default_stream"]);
+      for (const path of framed) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, "format"],
+          message: "avro and protobuf need source.kafka.schema_registry, where the schemas are",
         });
       }
     }

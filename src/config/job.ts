@@ -27,6 +27,9 @@ export interface Job {
 }
 
 export const STREAM_MODES = ["upsert", "append"] as const;
+/** How a stream's values are encoded: JSON text, or Avro / Protobuf in the Confluent wire format. */
+export const VALUE_FORMATS = ["json", "avro", "protobuf"] as const;
+export type ValueFormat = (typeof VALUE_FORMATS)[number];
 /** What a bad message does: a row of the dead-letter table, a failed sync, or a count. */
 export const ON_ERROR = ["dlq", "fail", "skip"] as const;
 export type OnError = (typeof ON_ERROR)[number];
@@ -39,6 +42,7 @@ export type StreamSettings =
       readonly onError: OnError;
       /** Declared column types, in the order of the job file; empty when none. */
       readonly columns: DeclaredColumns;
+      readonly format: ValueFormat;
     }
   | {
       readonly mode: "append";
@@ -46,6 +50,7 @@ export type StreamSettings =
       readonly dedupKeys: readonly string[];
       readonly onError: OnError;
       readonly columns: DeclaredColumns;
+      readonly format: ValueFormat;
     };
 
 /** A stream listed under `streams`: its settings and the table it lands in. */

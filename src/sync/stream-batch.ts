@@ -4,14 +4,29 @@
 // the table's columns is a bad message like one that is not JSON, routed by on_error before
 // anything is written, and a message is a row or a dead letter as a whole, never half of each.
 import type { SelectedTopic } from "../config/topics.ts";
-import { DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
+import { isConfluentFramed, parseConfluentFrame } from "../decode/confluent-frame.ts";
+import { type ColumnChange, DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
 import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
+import { RegistrySchema } from "../decode/registry-schema.ts";
 import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
 import { kafkaKeyText } from "../decode/system-columns.ts";
+import type { TypedRecord, TypedValue } from "../decode/typed-record.ts";
+import type { Schema } from "../iceberg/spec/schema.ts";
 import type { KafkaMessage } from "../kafka/read.ts";
+import type { RegistryDecoders } from "./registry-decoders.ts";
+
+/** Why a registry-framed value is a bad message. */
+export type FramedReason = "not-framed" | "schema-not-found" | "unsupported-schema" | "undecodable";
 
 /** Why a message went to the dead-letter table: the decoder's reasons, the schema's and the sync's own. */
-export type RejectReason = BadMessageKind | SchemaMismatchReason | "missing-dedup-key";
+export type RejectReason = BadMessageKind | FramedReason | SchemaMismatchReason | "missing-dedup-key";
+
+/** What write-stream needs of a stream's columns: the schema to create or evolve the table to. */
+export interface StreamShape {
+  settle(): void;
+  changes(): ColumnChange[];
+  readonly schema: Schema;
+}
 
 export interface RejectedMessage {
   partition: number;
@@ -32,7 +47,9 @@ export interface RowMessages {
   timestamps: bigint[];
   keys: (string | null)[];
   /** Null for a tombstone. */
-  records: (JsonRecord | null)[];
+  records: (JsonRecord | TypedRecord | null)[];
+  /** The records are TypedRecords (a registry format): their values are already their columns'. */
+  typed: boolean;
 }
 
 export interface StreamCounters {
@@ -51,8 +68,8 @@ export type DeadLetterWatermarks = ReadonlyMap<number, bigint>;
 export class StreamBatch {
   readonly topic: string;
   readonly selection: SelectedTopic;
-  readonly inference: SchemaInference;
-  readonly rows: RowMessages = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], records: [] };
+  readonly inference: StreamShape;
+  readonly rows: RowMessages;
   readonly rejected: RejectedMessage[] = [];
   readonly counters: StreamCounters = {
     messages: 0,
@@ -62,6 +79,10 @@ export class StreamBatch {
       "not-json": 0,
       "not-object": 0,
       "confluent-framed-without-registry": 0,
+      "not-framed": 0,
+      "schema-not-found": 0,
+      "unsupported-schema": 0,
+      undecodable: 0,
       "too-deep": 0,
       "out-of-range": 0,
       "type-mismatch": 0,
@@ -77,27 +98,60 @@ export class StreamBatch {
   /** Tombstones delete only when the Kafka key is the dedup key: it is all a tombstone carries. */
   private readonly tombstonesDelete: boolean;
   private readonly payloadKeys: readonly string[];
+  private readonly json: SchemaInference | undefined;
+  private readonly registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
 
-  constructor(selection: SelectedTopic, table: TableSchema | undefined, deadLetterWatermarks: DeadLetterWatermarks) {
+  /** `decoders`: for an Avro or Protobuf stream, where the schemas of its values come from. */
+  constructor(
+    selection: SelectedTopic,
+    table: TableSchema | undefined,
+    deadLetterWatermarks: DeadLetterWatermarks,
+    decoders?: RegistryDecoders,
+  ) {
     this.topic = selection.topic;
     this.selection = selection;
-    this.inference = streamInference(selection, table);
+    const typed = selection.stream.format !== "json";
+    this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], records: [], typed };
+    if (typed) {
+      if (decoders === undefined)
+        throw new Error(`topic ${selection.topic}: a ${selection.stream.format} stream needs the registry's decoders`);
+      this.registry = { schema: new RegistrySchema(table), decoders };
+      this.inference = this.registry.schema;
+    } else {
+      this.json = streamInference(selection, table);
+      this.inference = this.json;
+    }
     this.deadLetterWatermarks = deadLetterWatermarks;
     const keys = selection.stream.mode === "upsert" ? selection.stream.dedupKeys : [];
     this.tombstonesDelete = keys.length === 1 && keys[0] === "_kafka_key";
     this.payloadKeys = keys.filter((k) => k !== "_kafka_key");
   }
 
+  /** Loads the schemas a batch's framed values name, before its messages are added. */
+  async prepare(messages: readonly KafkaMessage[]): Promise<void> {
+    if (this.registry === undefined) return;
+    const format = this.selection.stream.format as "avro" | "protobuf";
+    const { decoders } = this.registry;
+    for (const message of messages) {
+      const value = message.value;
+      if (value === null || !isConfluentFramed(value)) continue;
+      const schemaId = new DataView(value.buffer, value.byteOffset, value.byteLength).getUint32(1);
+      if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+    }
+  }
+
   add(message: KafkaMessage): void {
     this.counters.messages++;
     this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
+    if (this.registry !== undefined) {
+      this.addFramed(message, this.registry);
+      return;
+    }
     const decoded = decodeJsonMessage(message.value);
     if (decoded.kind === "bad") {
       this.reject(message, decoded.reason, decoded.detail);
     } else if (decoded.kind === "tombstone") {
-      // Append mode keeps every message, a tombstone too (a row with _op_type d).
-      if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) this.counters.tombstonesIgnored++;
-      else this.push(message, null);
+      this.tombstone(message);
     } else {
       const missing = this.payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
       if (missing !== undefined) {
@@ -105,14 +159,58 @@ export class StreamBatch {
       } else if (this.tombstonesDelete && message.key === null) {
         this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
       } else {
-        const mismatch = this.inference.observe(decoded);
+        const mismatch = this.json!.observe(decoded);
         if (mismatch === undefined) this.push(message, decoded.record);
         else this.reject(message, mismatch.reason, mismatch.detail, false);
       }
     }
   }
 
-  private push(message: KafkaMessage, record: JsonRecord | null): void {
+  /** An Avro or Protobuf value in the Confluent wire format; its schema was loaded by prepare(). */
+  private addFramed(message: KafkaMessage, registry: { schema: RegistrySchema; decoders: RegistryDecoders }): void {
+    const value = message.value;
+    if (value === null) {
+      this.tombstone(message);
+      return;
+    }
+    const format = this.selection.stream.format as "avro" | "protobuf";
+    const framed = parseConfluentFrame(value, format === "protobuf");
+    if ("problem" in framed) {
+      this.reject(message, "not-framed", `${framed.problem}; the stream's format is ${format}`);
+      return;
+    }
+    const { schemaId, messageIndexes, payload } = framed.frame;
+    const lookup = registry.decoders.lookup(format, schemaId);
+    if (lookup === undefined) throw new Error(`schema id ${schemaId} was not prepared`);
+    if ("reason" in lookup) {
+      this.reject(message, lookup.reason, lookup.detail);
+      return;
+    }
+    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    if ("problem" in decoded) {
+      this.reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
+      return;
+    }
+    const typed = decoded.record;
+    const missing = this.payloadKeys.find((k) => !isTypedKeyValue(typed[k]));
+    if (missing !== undefined) {
+      this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+    } else if (this.tombstonesDelete && message.key === null) {
+      this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
+    } else {
+      // Throws SchemaEvolutionError for a schema the table cannot take: nothing of the batch is committed.
+      registry.schema.observe(schemaId, lookup.decoder.columns, message);
+      this.push(message, typed);
+    }
+  }
+
+  private tombstone(message: KafkaMessage): void {
+    // Append mode keeps every message, a tombstone too (a row with _op_type d).
+    if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) this.counters.tombstonesIgnored++;
+    else this.push(message, null);
+  }
+
+  private push(message: KafkaMessage, record: JsonRecord | TypedRecord | null): void {
     const rows = this.rows;
     rows.partitions.push(message.partition);
     rows.offsets.push(message.offset);
@@ -162,6 +260,11 @@ export function streamInference(selection: SelectedTopic, table: TableSchema | u
     }
     throw error;
   }
+}
+
+function isTypedKeyValue(value: TypedValue | undefined): boolean {
+  const type = typeof value;
+  return type === "string" || type === "number" || type === "bigint" || type === "boolean";
 }
 
 function isKeyValue(value: JsonValue | undefined): boolean {

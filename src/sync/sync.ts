@@ -11,10 +11,12 @@ import { AlreadyExistsError, type Catalog } from "../iceberg/catalog/catalog.ts"
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
+import { SchemaRegistryClient } from "../registry/client.ts";
 import { classifyError } from "./classify-error.ts";
 import type { SyncEvent, SyncEventBody, SyncFinished } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import { planSync } from "./plan-sync.ts";
+import { RegistryDecoders } from "./registry-decoders.ts";
 import { newRunId } from "./run-id.ts";
 import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
 import type { SyncSource } from "./source.ts";
@@ -104,6 +106,12 @@ async function sync(
       },
     ]),
   );
+  // One registry client for the sync: a schema id names the same schema in every topic.
+  const registry = job.source.schemaRegistry;
+  const decoders =
+    registry !== undefined && targets.some((t) => t.selection.stream.format !== "json")
+      ? new RegistryDecoders(new SchemaRegistryClient(registry))
+      : undefined;
   const delivered: TopicPartitionOffsets = new Map();
   // A re-created topic's tables record every partition from where it starts now, read or not:
   // their offsets of the deleted topic must not survive in a partition nothing was read from.
@@ -127,6 +135,7 @@ async function sync(
             selection,
             table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
             deadLetters ?? new Map(),
+            selection.stream.format === "json" ? undefined : decoders,
           ),
         ];
       }),
@@ -151,6 +160,7 @@ async function sync(
     plan.partitions.filter((p) => p.stopOffset > p.startOffset),
     async (batch) => {
       const stream = batches.get(batch.topic)!;
+      await stream.prepare(batch.messages);
       for (const message of batch.messages) stream.add(message);
       const offsets = delivered.get(batch.topic) ?? new Map<number, bigint>();
       offsets.set(batch.partition, batch.nextOffset);
