@@ -116,7 +116,7 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
         const field = value[name];
         record[name] = field === null || field === undefined ? null : convert(field);
       }
-      return { record };
+      return { record, columns };
     },
   };
 }

@@ -31,6 +31,12 @@ import {
 
 type Message = Record<string, unknown>;
 
+interface MessageType {
+  readonly type: protobuf.Type;
+  readonly readers: ColumnReader[];
+  readonly columns: SchemaColumn[];
+}
+
 interface ColumnReader {
   readonly column: SchemaColumn;
   read(message: Message, json: () => Record<string, unknown>): TypedValue;
@@ -76,7 +82,7 @@ export function protobufDecoder(
     throw new UnsupportedSchemaError(`the Protobuf schema does not parse: ${(error as Error).message}`);
   }
   if (topLevel.length === 0) throw new UnsupportedSchemaError("the Protobuf schema declares no message");
-  const types = new Map<string, { type: protobuf.Type; readers: ColumnReader[] }>();
+  const types = new Map<string, MessageType>();
   const typeAt = (indexes: readonly number[]) => {
     const key = indexes.join(",");
     let found = types.get(key);
@@ -86,7 +92,8 @@ export function protobufDecoder(
         type = type?.nestedArray.filter((n): n is protobuf.Type => n instanceof protobuf.Type)[i];
       }
       if (type === undefined) return undefined;
-      found = { type, readers: readersOf(type) };
+      const readers = readersOf(type);
+      found = { type, readers, columns: readers.map((r) => r.column) };
       types.set(key, found);
     }
     return found;
@@ -97,9 +104,9 @@ export function protobufDecoder(
   return {
     // The table's columns come from the first message type; a value of another type of the file
     // names its columns itself, by its message indexes.
-    columns: typeAt([0])!.readers.map((r) => r.column),
+    columns: typeAt([0])!.columns,
     decode(payload, messageIndexes) {
-      let target: { type: protobuf.Type; readers: ColumnReader[] } | undefined;
+      let target: MessageType | undefined;
       try {
         target = typeAt(messageIndexes.length === 0 ? [0] : messageIndexes);
       } catch {
@@ -122,10 +129,13 @@ export function protobufDecoder(
           longs: String,
           enums: String,
           bytes: String,
+          // A repeated or map field that the payload lacks is empty, not absent (proto3).
+          arrays: true,
+          objects: true,
         }));
       const record: TypedRecord = {};
       for (const reader of target.readers) record[reader.column.name] = reader.read(message, asJson);
-      return { record };
+      return { record, columns: target.columns };
     },
   };
 }

@@ -64,7 +64,7 @@ export class RegistrySchema {
   private readonly columns = new Map<string, Column>();
   private readonly added: Column[] = [];
   private readonly namesByLowerCase = new Map<string, string>();
-  private readonly seen = new Set<number>();
+  private readonly seen = new Set<string>();
   private nextId: number;
 
   constructor(table?: TableSchema) {
@@ -90,17 +90,14 @@ export class RegistrySchema {
     }
   }
 
-  /** Whether the columns of this schema id have been taken in already. */
-  has(schemaId: number): boolean {
-    return this.seen.has(schemaId);
-  }
-
   /**
-   * Takes in the columns of a schema, met first at `place`. Throws SchemaEvolutionError when a
-   * field's type cannot become its column's, and changes nothing then.
+   * Takes in the columns of a schema (of one of its message types, `variant`), met first at
+   * `place`. Throws SchemaEvolutionError when a field's type cannot become its column's, and
+   * changes nothing then.
    */
-  observe(schemaId: number, columns: readonly SchemaColumn[], place: MessagePlace): void {
-    if (this.seen.has(schemaId)) return;
+  observe(schemaId: number, columns: readonly SchemaColumn[], place: MessagePlace, variant = ""): void {
+    const key = `${schemaId}/${variant}`;
+    if (this.seen.has(key)) return;
     const updates: { column: Column; type: PrimitiveType }[] = [];
     const additions: SchemaColumn[] = [];
     const newNames = new Map<string, string>();
@@ -144,7 +141,7 @@ export class RegistrySchema {
       column.schemaId = schemaId;
     }
     for (const field of additions) this.add(field.name, field.type, field.doc, schemaId);
-    this.seen.add(schemaId);
+    this.seen.add(key);
   }
 
   /** Nothing to close: a registry schema's column types are known from the start. */

@@ -28,12 +28,16 @@ export interface SchemaColumn {
 
 /** The columns of one registry schema, and the decoder of its payloads. */
 export interface SchemaDecoder {
+  /** The columns of the schema's (first) message type: what a listing of the schema shows. */
   readonly columns: readonly SchemaColumn[];
-  /** The record of one payload (after the wire-format header), or what is wrong with it. */
+  /**
+   * The record of one payload (after the wire-format header) with the columns of its type (a
+   * Protobuf file holds several message types; the message indexes say which), or what is wrong.
+   */
   decode(
     payload: Uint8Array,
     messageIndexes: readonly number[],
-  ): { readonly record: TypedRecord } | { readonly problem: string };
+  ): { readonly record: TypedRecord; readonly columns: readonly SchemaColumn[] } | { readonly problem: string };
 }
 
 /** Microseconds (or a count of any unit) as a number while exact, else a bigint. */

@@ -199,7 +199,7 @@ export class StreamBatch {
       this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
     } else {
       // Throws SchemaEvolutionError for a schema the table cannot take: nothing of the batch is committed.
-      registry.schema.observe(schemaId, lookup.decoder.columns, message);
+      registry.schema.observe(schemaId, decoded.columns, message, messageIndexes.join(","));
       this.push(message, typed);
     }
   }
