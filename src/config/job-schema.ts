@@ -13,6 +13,8 @@ import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
 import {
   type Job,
+  KEY_FORMATS,
+  type KeyFormat,
   ON_ERROR,
   type OnError,
   STREAM_MODES,
@@ -82,6 +84,12 @@ const streamFields = {
     .describe(
       "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry).",
     ),
+  key_format: z
+    .enum(KEY_FORMATS)
+    .default("bytes")
+    .describe(
+      "bytes (default): the key is _kafka_key (base64). avro, protobuf: a framed key is decoded too, and dedup_keys can name its fields as _kafka_key.<field>.",
+    ),
   columns: z
     .record(nonEmpty, z.enum(DECLARABLE_TYPES))
     // The names are checked even when a type is wrong, so that every problem shows at once.
@@ -96,6 +104,7 @@ type StreamInput = {
   mode: "upsert" | "append";
   dedup_keys?: string[] | undefined;
   format?: ValueFormat;
+  key_format?: KeyFormat;
   columns?: Record<string, unknown> | undefined;
 };
 
@@ -123,7 +132,7 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
     ctx.addIssue({
       code: "custom",
       path: ["columns"],
-      message: `only with format json; a ${s.format} stream's columns come from its schema`,
+      message: `only with format json; this ${s.format} stream's columns come from its schema`,
     });
   }
   if (s.mode === "upsert" && s.dedup_keys === undefined) {
@@ -132,6 +141,14 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
   s.dedup_keys?.forEach((key, i) => {
     if (s.dedup_keys!.indexOf(key) !== i) {
       ctx.addIssue({ code: "custom", path: ["dedup_keys", i], message: `${key} is listed twice` });
+    } else if (key.startsWith(`${KAFKA_KEY}.`)) {
+      if (s.key_format === undefined || s.key_format === "bytes") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["dedup_keys", i],
+          message: `a field of the key needs key_format: avro or protobuf (the key's schema names its fields)`,
+        });
+      }
     } else if (isSystemColumn(key) && key !== KAFKA_KEY) {
       // The message key identifies a row; the other system columns describe one message.
       ctx.addIssue({
@@ -144,13 +161,19 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
 }
 
 function streamSettings(
-  s: StreamInput & { on_error: OnError; format: ValueFormat; columns?: Record<string, DeclarableType> | undefined },
+  s: StreamInput & {
+    on_error: OnError;
+    format: ValueFormat;
+    key_format: KeyFormat;
+    columns?: Record<string, DeclarableType> | undefined;
+  },
 ): StreamSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
-  const { format } = s;
+  const { format, key_format: keyFormat } = s;
+  const common = { onError: s.on_error, columns, format, keyFormat };
   return s.mode === "upsert"
-    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], onError: s.on_error, columns, format }
-    : { mode: "append", dedupKeys: s.dedup_keys ?? [], onError: s.on_error, columns, format };
+    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], ...common }
+    : { mode: "append", dedupKeys: s.dedup_keys ?? [], ...common };
 }
 
 const stream = z
@@ -201,14 +224,21 @@ export const jobFileSchema = z
       }
     }
     if (job.source.kafka.schema_registry === undefined) {
-      const framed = topics.filter((topic) => job.streams[topic]!.format !== "json").map((t) => ["streams", t]);
-      if (topic_pattern !== undefined && job.default_stream.format !== "json") framed.push(["default_stream"]);
-      for (const path of framed) {
-        ctx.addIssue({
-          code: "custom",
-          path: [...path, "format"],
-          message: "avro and protobuf need source.kafka.schema_registry, where the schemas are",
-        });
+      const streams: [(string | number)[], StreamInput][] = topics.map((t) => [["streams", t], job.streams[t]!]);
+      if (topic_pattern !== undefined) streams.push([["default_stream"], job.default_stream]);
+      for (const [path, s] of streams) {
+        for (const [key, value] of [
+          ["format", s.format],
+          ["key_format", s.key_format],
+        ] as const) {
+          if (value === "avro" || value === "protobuf") {
+            ctx.addIssue({
+              code: "custom",
+              path: [...path, key],
+              message: "avro and protobuf need source.kafka.schema_registry, where the schemas are",
+            });
+          }
+        }
       }
     }
     const listed = topics.map((topic) => ({ topic, table: job.streams[topic]!.table ?? tableNameFor(topic) }));

@@ -30,6 +30,9 @@ export const STREAM_MODES = ["upsert", "append"] as const;
 /** How a stream's values are encoded: JSON text, or Avro / Protobuf in the Confluent wire format. */
 export const VALUE_FORMATS = ["json", "avro", "protobuf"] as const;
 export type ValueFormat = (typeof VALUE_FORMATS)[number];
+/** How a stream's keys are read: as bytes (`_kafka_key`, always), and also decoded when framed. */
+export const KEY_FORMATS = ["bytes", "avro", "protobuf"] as const;
+export type KeyFormat = (typeof KEY_FORMATS)[number];
 /** What a bad message does: a row of the dead-letter table, a failed sync, or a count. */
 export const ON_ERROR = ["dlq", "fail", "skip"] as const;
 export type OnError = (typeof ON_ERROR)[number];
@@ -43,6 +46,8 @@ export type StreamSettings =
       /** Declared column types, in the order of the job file; empty when none. */
       readonly columns: DeclaredColumns;
       readonly format: ValueFormat;
+      /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
+      readonly keyFormat: KeyFormat;
     }
   | {
       readonly mode: "append";
@@ -51,6 +56,8 @@ export type StreamSettings =
       readonly onError: OnError;
       readonly columns: DeclaredColumns;
       readonly format: ValueFormat;
+      /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
+      readonly keyFormat: KeyFormat;
     };
 
 /** A stream listed under `streams`: its settings and the table it lands in. */

@@ -12,6 +12,10 @@ import type { RowMessages } from "./stream-batch.ts";
 export function hashRowKeys(rows: RowMessages, dedupKeys: readonly string[], schema: Schema): Uint32Array {
   const readers = dedupKeys.map((name) => {
     if (name === KAFKA_KEY) return (i: number) => rows.keys[i];
+    if (name.startsWith(`${KAFKA_KEY}.`)) {
+      const keyField = name.slice(KAFKA_KEY.length + 1);
+      return (i: number) => rows.keyRecords[i]?.[keyField] ?? null;
+    }
     const field = findField(schema, name);
     if (!field || !isPrimitive(field.type)) {
       throw new Error(`dedup key ${name} is not a column of primitive type in the table schema`);

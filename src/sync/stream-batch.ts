@@ -9,11 +9,14 @@ import { type ColumnChange, DeclaredColumnError, SchemaInference, type TableSche
 import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
 import { RegistrySchema } from "../decode/registry-schema.ts";
 import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
-import { kafkaKeyText } from "../decode/system-columns.ts";
+import { KAFKA_KEY, kafkaKeyText } from "../decode/system-columns.ts";
 import type { TypedRecord, TypedValue } from "../decode/typed-record.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import type { KafkaMessage } from "../kafka/read.ts";
 import type { RegistryDecoders } from "./registry-decoders.ts";
+
+/** A dedup key naming a field of the decoded key: `_kafka_key.<field>`. */
+export const KEY_FIELD = `${KAFKA_KEY}.`;
 
 /** Why a registry-framed value is a bad message. */
 export type FramedReason = "not-framed" | "schema-not-found" | "unsupported-schema" | "undecodable";
@@ -46,6 +49,8 @@ export interface RowMessages {
   offsets: bigint[];
   timestamps: bigint[];
   keys: (string | null)[];
+  /** The decoded keys (key_format avro or protobuf); null otherwise. */
+  keyRecords: (TypedRecord | null)[];
   /** Null for a tombstone. */
   records: (JsonRecord | TypedRecord | null)[];
   /** The records are TypedRecords (a registry format): their values are already their columns'. */
@@ -98,8 +103,12 @@ export class StreamBatch {
   /** Tombstones delete only when the Kafka key is the dedup key: it is all a tombstone carries. */
   private readonly tombstonesDelete: boolean;
   private readonly payloadKeys: readonly string[];
+  /** Fields of a decoded key that are dedup keys (`_kafka_key.<field>`). */
+  private readonly keyFields: readonly string[];
   private readonly json: SchemaInference | undefined;
   private readonly registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
+  private readonly decoders: RegistryDecoders | undefined;
+  private readonly keyFormat: "avro" | "protobuf" | undefined;
 
   /** `decoders`: for an Avro or Protobuf stream, where the schemas of its values come from. */
   constructor(
@@ -111,7 +120,7 @@ export class StreamBatch {
     this.topic = selection.topic;
     this.selection = selection;
     const typed = selection.stream.format !== "json";
-    this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], records: [], typed };
+    this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
     if (typed) {
       if (decoders === undefined)
         throw new Error(`topic ${selection.topic}: a ${selection.stream.format} stream needs the registry's decoders`);
@@ -122,27 +131,43 @@ export class StreamBatch {
       this.inference = this.json;
     }
     this.deadLetterWatermarks = deadLetterWatermarks;
+    this.decoders = decoders;
+    const keyFormat = selection.stream.keyFormat;
+    this.keyFormat = keyFormat === "bytes" ? undefined : keyFormat;
+    if (this.keyFormat !== undefined && decoders === undefined) {
+      throw new Error(`topic ${selection.topic}: a key_format ${keyFormat} stream needs the registry's decoders`);
+    }
     const keys = selection.stream.mode === "upsert" ? selection.stream.dedupKeys : [];
-    this.tombstonesDelete = keys.length === 1 && keys[0] === "_kafka_key";
-    this.payloadKeys = keys.filter((k) => k !== "_kafka_key");
+    // A tombstone carries only its key: it deletes when the key alone identifies the row.
+    this.tombstonesDelete = keys.length > 0 && keys.every((k) => k === KAFKA_KEY || k.startsWith(KEY_FIELD));
+    this.payloadKeys = keys.filter((k) => k !== KAFKA_KEY && !k.startsWith(KEY_FIELD));
+    this.keyFields = selection.stream.dedupKeys
+      .filter((k) => k.startsWith(KEY_FIELD))
+      .map((k) => k.slice(KEY_FIELD.length));
   }
 
-  /** Loads the schemas a batch's framed values name, before its messages are added. */
+  /** Loads the schemas a batch's framed values (and keys) name, before its messages are added. */
   async prepare(messages: readonly KafkaMessage[]): Promise<void> {
-    if (this.registry === undefined) return;
-    const format = this.selection.stream.format as "avro" | "protobuf";
-    const { decoders } = this.registry;
+    const decoders = this.decoders;
+    if (decoders === undefined) return;
+    const valueFormat = this.registry === undefined ? undefined : (this.selection.stream.format as "avro" | "protobuf");
     for (const message of messages) {
-      const value = message.value;
-      if (value === null || !isConfluentFramed(value)) continue;
-      const schemaId = new DataView(value.buffer, value.byteOffset, value.byteLength).getUint32(1);
-      if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+      for (const [bytes, format] of [
+        [message.value, valueFormat],
+        [message.key, this.keyFormat],
+      ] as const) {
+        if (format === undefined || bytes === null || !isConfluentFramed(bytes)) continue;
+        const schemaId = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
+        if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+      }
     }
   }
 
   add(message: KafkaMessage): void {
     this.counters.messages++;
     this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
+    this.keyRecord = null;
+    if (this.keyFormat !== undefined && !this.decodeKey(message, this.keyFormat)) return;
     if (this.registry !== undefined) {
       this.addFramed(message, this.registry);
       return;
@@ -157,13 +182,58 @@ export class StreamBatch {
       if (missing !== undefined) {
         this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
       } else if (this.tombstonesDelete && message.key === null) {
-        this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
+        this.reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
       } else {
         const mismatch = this.json!.observe(decoded);
         if (mismatch === undefined) this.push(message, decoded.record);
         else this.reject(message, mismatch.reason, mismatch.detail, false);
       }
     }
+  }
+
+  /** The decoded key of the message being added; null without key_format or key. */
+  private keyRecord: TypedRecord | null = null;
+
+  /** Decodes a framed key (key_format); false when the message was rejected for its key. */
+  private decodeKey(message: KafkaMessage, format: "avro" | "protobuf"): boolean {
+    const key = message.key;
+    if (key === null) {
+      if (this.keyFields.length === 0) return true;
+      this.reject(
+        message,
+        "missing-dedup-key",
+        `the message has no key, and ${KEY_FIELD}${this.keyFields[0]} is a dedup key`,
+      );
+      return false;
+    }
+    const framed = parseConfluentFrame(key, format === "protobuf");
+    if ("problem" in framed) {
+      this.reject(
+        message,
+        "not-framed",
+        `key: ${framed.problem.replace(/^value/, "the key")}; the stream's key_format is ${format}`,
+      );
+      return false;
+    }
+    const { schemaId, messageIndexes, payload } = framed.frame;
+    const lookup = this.decoders!.lookup(format, schemaId);
+    if (lookup === undefined) throw new Error(`schema id ${schemaId} was not prepared`);
+    if ("reason" in lookup) {
+      this.reject(message, lookup.reason, `key: ${lookup.detail}`);
+      return false;
+    }
+    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    if ("problem" in decoded) {
+      this.reject(message, "undecodable", `key: schema id ${schemaId}: ${decoded.problem}`);
+      return false;
+    }
+    const missing = this.keyFields.find((f) => !isTypedKeyValue(decoded.record[f]));
+    if (missing !== undefined) {
+      this.reject(message, "missing-dedup-key", `dedup key ${KEY_FIELD}${missing} is missing, null or not a scalar`);
+      return false;
+    }
+    this.keyRecord = decoded.record;
+    return true;
   }
 
   /** An Avro or Protobuf value in the Confluent wire format; its schema was loaded by prepare(). */
@@ -196,7 +266,7 @@ export class StreamBatch {
     if (missing !== undefined) {
       this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
     } else if (this.tombstonesDelete && message.key === null) {
-      this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
+      this.reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
     } else {
       // Throws SchemaEvolutionError for a schema the table cannot take: nothing of the batch is committed.
       registry.schema.observe(schemaId, decoded.columns, message, messageIndexes.join(","));
@@ -216,6 +286,7 @@ export class StreamBatch {
     rows.offsets.push(message.offset);
     rows.timestamps.push(message.timestamp);
     rows.keys.push(kafkaKeyText(message.key));
+    rows.keyRecords.push(this.keyRecord);
     rows.records.push(record);
     rows.count++;
   }

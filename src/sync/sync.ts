@@ -6,7 +6,7 @@
 //
 // The source and the catalog are the caller's (connect.ts opens them for a job): a long-running
 // process keeps them for many syncs, and tests pass an in-memory source and the embedded catalog.
-import type { Job } from "../config/job.ts";
+import type { Job, StreamSettings } from "../config/job.ts";
 import { AlreadyExistsError, type Catalog } from "../iceberg/catalog/catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
@@ -109,7 +109,7 @@ async function sync(
   // One registry client for the sync: a schema id names the same schema in every topic.
   const registry = job.source.schemaRegistry;
   const decoders =
-    registry !== undefined && targets.some((t) => t.selection.stream.format !== "json")
+    registry !== undefined && targets.some((t) => usesRegistry(t.selection.stream))
       ? new RegistryDecoders(new SchemaRegistryClient(registry))
       : undefined;
   const delivered: TopicPartitionOffsets = new Map();
@@ -135,7 +135,7 @@ async function sync(
             selection,
             table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
             deadLetters ?? new Map(),
-            selection.stream.format === "json" ? undefined : decoders,
+            usesRegistry(selection.stream) ? decoders : undefined,
           ),
         ];
       }),
@@ -224,6 +224,10 @@ async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): 
     // Created meanwhile by another sync of the job: it is there, as wanted.
     if (!(error instanceof AlreadyExistsError)) throw error;
   }
+}
+
+function usesRegistry(stream: StreamSettings): boolean {
+  return stream.format !== "json" || stream.keyFormat !== "bytes";
 }
 
 function noPosition(): KafkaPosition {

@@ -537,6 +537,40 @@ test("registry credentials: basic auth and a bearer token are sent; a wrong pass
   assert.doesNotMatch(JSON.stringify(failed), /not-the-password-42/);
 });
 
+test("framed keys: _kafka_key keeps the raw bytes, a key field is the dedup key, and a tombstone with that key deletes the row", async () => {
+  const topic = await topics.create("keyed");
+  const keySchema = { type: "record", name: "Key", fields: [{ name: "id", type: "long" }] };
+  const valueSchema = { type: "record", name: "Value", fields: [{ name: "name", type: "string" }] };
+  const keyId = await registerSchema(`${topic}-key`, keySchema);
+  const valueId = await registerSchema(`${topic}-value`, valueSchema);
+  const key = (id: bigint) => avroValue(keyId, avroWriter(keySchema), { id });
+  const value = (name: string) => avroValue(valueId, avroWriter(valueSchema), { name });
+  await produce(topic, [
+    { key: key(1n), value: value("one") },
+    { key: key(2n), value: value("two") },
+    { key: key(1n), value: value("one again") },
+    { key: key(2n), value: null },
+    { key: "plain", value: value("unframed key") },
+  ]);
+  const name = `${run}_keyed`;
+  const namespace = `${name}_topics`;
+  const job = jobFor(
+    name,
+    `  ${topic}: {mode: upsert, dedup_keys: [_kafka_key.id], key_format: avro, format: avro, table: keyed}`,
+  );
+  const result = await syncJob(job, { stateDir });
+  assert.equal(result.status, "complete");
+  await readers.assertRows(
+    restTable(namespace, "keyed"),
+    [{ _kafka_key: key(1n).toString("base64"), name: "one again", _kafka_offset: 2n }],
+    { columns: ["_kafka_key", "name", "_kafka_offset"] },
+  );
+  const dead = await readers.rows("duckdb", restTable(namespace, "keyed__dlq"), { columns: ["_error_kind", "_error"] });
+  assert.equal(dead.length, 1);
+  assert.equal(dead[0]!._error_kind, "not-framed");
+  assert.match(String(dead[0]!._error), /^key: .*key_format is avro/);
+});
+
 // The seed walkthrough of demo/seed-walkthrough, with its values as Avro through the registry:
 // timestamps as timestamp-micros and amounts as decimal(10, 2).
 test("seed walkthrough as Avro: two syncs reproduce expected.json in DuckDB, PyIceberg and Spark", async () => {

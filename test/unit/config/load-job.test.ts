@@ -75,9 +75,18 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       onError: "dlq",
       columns: new Map(),
       format: "json",
+      keyFormat: "bytes",
       table: "customers",
     },
-    orders: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), format: "json", table: "orders" },
+    orders: {
+      mode: "upsert",
+      dedupKeys: ["id"],
+      onError: "dlq",
+      columns: new Map(),
+      format: "json",
+      keyFormat: "bytes",
+      table: "orders",
+    },
   });
   assert.deepEqual(job.defaultStream, {
     mode: "append",
@@ -85,6 +94,7 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
     onError: "dlq",
     columns: new Map(),
     format: "json",
+    keyFormat: "bytes",
   });
 });
 
