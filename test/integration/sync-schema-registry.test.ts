@@ -17,6 +17,7 @@ import { parseJob } from "../../src/config/load-job.ts";
 import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { currentSchema } from "../../src/iceberg/spec/table-metadata.ts";
 import { typeToString } from "../../src/iceberg/spec/types.ts";
+import { discoverStreams, withDiscoveryConnections } from "../../src/sync/discover-streams.ts";
 import type { SyncReport } from "../../src/sync/sync.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
@@ -333,6 +334,18 @@ test("Avro evolution: a version with an added field adds a column and widens int
     assert.match(error.message, new RegExp(`schema id ${id2} made it long|the table's column is long`));
     return true;
   });
+  // floe discover shows the registry's schema: the table's columns, widened, and the new version's type clash.
+  const discovered = await withDiscoveryConnections(job, (connections) => discoverStreams(job, connections));
+  const stream = discovered.streams.find((d) => d.topic === topic)!;
+  assert.deepEqual(stream.sample.bad, { "incompatible-schema": 1 });
+  assert.deepEqual(
+    stream.sample.columns.map((c) => [c.name, c.type, c.source]),
+    [
+      ["id", "long", "table"],
+      ["ratio", "double", "table"],
+      ["note", "string", "table"],
+    ],
+  );
   const after = (await catalog.loadTable({ namespace: [namespace], name: "items" })).metadata.currentSnapshotId;
   assert.equal(after, before, "nothing committed");
   const rows = await readers.rows("duckdb", restTable(namespace, "items"), { columns: ["id"] });
@@ -407,6 +420,18 @@ test("Protobuf: a schema with a reference; scalars, Timestamp, enums, nested, re
   const name = `${run}_pb`;
   const namespace = `${name}_topics`;
   const job = jobFor(name, `  ${topic}: {mode: append, format: protobuf, table: orders}`);
+  // Before the first sync, floe discover shows the columns of the registry's schema, by message type.
+  const discovered = await withDiscoveryConnections(job, (connections) => discoverStreams(job, connections));
+  const sampled = discovered.streams[0]!.sample;
+  assert.deepEqual(sampled.bad, { "not-framed": 1 });
+  assert.deepEqual(
+    sampled.columns.slice(0, 3).map((c) => [c.name, c.type, c.source, c.example]),
+    [
+      ["id", "long", "registry", "9007199254740993"],
+      ["placed_at", "timestamptz", "registry", "1761751324123456"],
+      ["status", "string", "registry", "PAID"],
+    ],
+  );
   const result = await syncJob(job, { stateDir });
   assert.equal(result.status, "complete");
   const schema = await tableSchema(namespace, "orders");
