@@ -1,7 +1,7 @@
 // The schema registry of the tests: franz-go's in-memory implementation of the Confluent Schema
 // Registry REST API (github.com/twmb/franz-go/pkg/sr/srfake, from the Go module proxy), behind a
-// small launcher of ours (schema-registry/main.go) that serves it on 127.0.0.1 only, once
-// without authentication and once behind basic auth or a bearer token. Subjects, versions,
+// small launcher of ours (schema-registry/main.go) that serves it on 127.0.0.1 only: without
+// authentication, behind basic auth or a bearer token, and over HTTPS with a private CA. Subjects, versions,
 // schema ids and references behave as the Confluent API says, over real HTTP; what it holds is
 // gone when it stops (the tests register what they use).
 //
@@ -30,11 +30,16 @@ const sources = ["go.mod", "go.sum", "main.go"].map((f) => join(recipes, f));
 const env = (key: string, fallback: number) => Number(process.env[key] ?? fallback);
 const port = env("FLOE_TEST_SCHEMA_REGISTRY_PORT", 8085);
 const authPort = env("FLOE_TEST_SCHEMA_REGISTRY_AUTH_PORT", 8086);
+const tlsPort = env("FLOE_TEST_SCHEMA_REGISTRY_TLS_PORT", 8087);
+const tlsDir = join(home, "tls");
 
 /** Where the tests find the registry, and the credentials of its guarded listener. */
 export const schemaRegistry = {
   url: `http://127.0.0.1:${port}`,
   authUrl: `http://127.0.0.1:${authPort}`,
+  /** HTTPS with a certificate for 127.0.0.1 signed by the CA in `caFile`, made at every start. */
+  tlsUrl: `https://127.0.0.1:${tlsPort}`,
+  caFile: join(tlsDir, "ca.pem"),
   username: "floe",
   password: "floe-registry-password",
   token: "floe-registry-token",
@@ -80,11 +85,11 @@ export const schemaRegistryService: Service = {
       await waitFor(name, `GET ${schemaRegistry.url}/subjects`, healthy, { pid: starting, timeoutMs: 30_000 });
       return;
     }
-    for (const p of [port, authPort]) {
+    for (const p of [port, authPort, tlsPort]) {
       if (await isPortOpen(p)) {
         throw new ServiceError(
           name,
-          `port ${p} is taken by a process that is not the schema registry; stop it or set FLOE_TEST_SCHEMA_REGISTRY_PORT / _AUTH_PORT`,
+          `port ${p} is taken by a process that is not the schema registry; stop it or set FLOE_TEST_SCHEMA_REGISTRY_PORT / _AUTH_PORT / _TLS_PORT`,
         );
       }
     }
@@ -100,6 +105,10 @@ export const schemaRegistryService: Service = {
       schemaRegistry.password,
       "-token",
       schemaRegistry.token,
+      "-tls-listen",
+      `127.0.0.1:${tlsPort}`,
+      "-tls-dir",
+      tlsDir,
     ]);
     await waitFor(name, `GET ${schemaRegistry.url}/subjects`, healthy, { pid, timeoutMs: 30_000 });
   },
@@ -112,7 +121,10 @@ export const schemaRegistryService: Service = {
     if (await healthy()) {
       const pid = daemonPid(name);
       const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return { running: true, detail: `${schemaRegistry.url} and ${schemaRegistry.authUrl} (${owner})` };
+      return {
+        running: true,
+        detail: `${schemaRegistry.url}, ${schemaRegistry.authUrl} and ${schemaRegistry.tlsUrl} (${owner})`,
+      };
     }
     return { running: false, detail: `nothing answers at ${schemaRegistry.url}` };
   },

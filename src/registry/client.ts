@@ -49,7 +49,8 @@ export interface RegistrySettings {
   readonly requestTimeoutMs: number;
 }
 
-export type RegistryErrorKind = "not-found" | "auth" | "connection" | "protocol";
+/** tls: the registry's certificate is not trusted, or not for its host name: the settings are wrong, not the network. */
+export type RegistryErrorKind = "not-found" | "auth" | "connection" | "protocol" | "tls";
 
 /** A registry request that failed: the kind says whether the message, the settings or the network is at fault. */
 export class RegistryError extends Error {
@@ -154,10 +155,37 @@ export class SchemaRegistryClient {
         });
       });
       req.on("timeout", () => req.destroy(new Error(`no answer within ${this.settings.requestTimeoutMs} ms`)));
-      req.on("error", (error) => reject(new RegistryError("connection", `${where}: ${what}: ${error.message}`)));
+      req.on("error", (error) => reject(requestError(error as NodeJS.ErrnoException, where, what)));
       req.end();
     });
   }
+}
+
+/** Node's codes for a certificate it does not trust, or one for another host. */
+const UNTRUSTED = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+  "CERT_HAS_EXPIRED",
+]);
+
+function requestError(error: NodeJS.ErrnoException, where: string, what: string): RegistryError {
+  if (error.code !== undefined && UNTRUSTED.has(error.code)) {
+    return new RegistryError(
+      "tls",
+      `${where}: ${what}: the registry's certificate is not trusted (${error.message}); set schema_registry.tls.ca to the CA that signed it`,
+    );
+  }
+  if (error.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    return new RegistryError(
+      "tls",
+      `${where}: ${what}: the registry's certificate is for another host name (${error.message})`,
+    );
+  }
+  return new RegistryError("connection", `${where}: ${what}: ${error.message}`);
 }
 
 function registryMessage(text: string): string {

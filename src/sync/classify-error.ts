@@ -91,6 +91,7 @@ function kindOf(error: unknown): SyncErrorKind {
   if (error instanceof DeclaredColumnError || error instanceof SchemaEvolutionError) return "table-schema";
   if (error instanceof RegistryError) {
     if (error.kind === "auth") return "auth";
+    // not-found and protocol: the URL names no registry; tls: its certificate is not trusted.
     return error.kind === "connection" ? "connection" : "config";
   }
   if (error instanceof MessagesLostError) return "data-loss";

@@ -596,6 +596,30 @@ test("framed keys: _kafka_key keeps the raw bytes, a key field is the dedup key,
   assert.match(String(dead[0]!._error), /^key: .*key_format is avro/);
 });
 
+test("an https registry signed by a private CA: trusted through tls.ca; without it the sync fails as a config error naming the fix", async () => {
+  const topic = await topics.create("tls");
+  const schema = { type: "record", name: "T", fields: [{ name: "n", type: "int" }] };
+  const id = await registerSchema(`${topic}-value`, schema);
+  await produce(topic, [{ key: "1", value: avroValue(id, avroWriter(schema), { n: 7 }) }]);
+  const stream = `  ${topic}: {mode: append, format: avro, table: t}`;
+  const trusted = jobFor(`${run}_tls`, stream, `{url: ${schemaRegistry.tlsUrl}, tls: {ca: ${schemaRegistry.caFile}}}`);
+  assert.equal(report(await syncJob(trusted, { stateDir }), "t").recordsAdded, 1);
+  const skip = jobFor(`${run}_tls_skip`, stream, `{url: ${schemaRegistry.tlsUrl}, tls: {insecure_skip_verify: true}}`);
+  assert.equal(report(await syncJob(skip, { stateDir }), "t").recordsAdded, 1);
+  const untrusted = jobFor(`${run}_tls_untrusted`, stream, `{url: ${schemaRegistry.tlsUrl}}`);
+  let failed: { kind: string; message: string } | undefined;
+  await assert.rejects(
+    syncJob(untrusted, {
+      stateDir,
+      onEvent: (e) => {
+        if (e.type === "failed") failed = e.error;
+      },
+    }),
+    /certificate is not trusted .*set schema_registry.tls.ca/,
+  );
+  assert.equal(failed?.kind, "config");
+});
+
 // The seed walkthrough of demo/seed-walkthrough, with its values as Avro through the registry:
 // timestamps as timestamp-micros and amounts as decimal(10, 2).
 test("seed walkthrough as Avro: two syncs reproduce expected.json in DuckDB, PyIceberg and Spark", async () => {
