@@ -80,8 +80,15 @@ const everyType = {
     { name: "ts_ms", type: { type: "long", logicalType: "timestamp-millis" } },
     { name: "ts_us", type: { type: "long", logicalType: "timestamp-micros" } },
     { name: "local_us", type: { type: "long", logicalType: "local-timestamp-micros" } },
+    { name: "local_ms", type: { type: "long", logicalType: "local-timestamp-millis" } },
     { name: "price", type: { type: "bytes", logicalType: "decimal", precision: 9, scale: 2 } },
+    {
+      name: "big_price",
+      type: { type: "fixed", name: "Money", size: 16, logicalType: "decimal", precision: 38, scale: 6 },
+    },
     { name: "uid", type: { type: "string", logicalType: "uuid" } },
+    { name: "fixed_uid", type: { type: "fixed", name: "Uuid", size: 16, logicalType: "uuid" } },
+    { name: "hash", type: { type: "fixed", name: "Hash", size: 4 } },
     { name: "color", type: { type: "enum", name: "Color", symbols: ["RED", "GREEN"] } },
     { name: "address", type: { type: "record", name: "Address", fields: [{ name: "city", type: "string" }] } },
     { name: "tags", type: { type: "array", items: "string" } },
@@ -114,6 +121,11 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
     ts_ms: 1_761_751_324_123n, // 2025-10-29T15:22:04.123Z
     ts_us: 1_761_751_324_123_456n,
     local_us: 1_761_751_324_000_001n,
+    local_ms: 1_761_751_324_123n,
+    // 12345678901234567890.123456: 38 digits of precision hold it exactly
+    big_price: Buffer.from(12345678901234567890123456n.toString(16).padStart(32, "0"), "hex"),
+    fixed_uid: Buffer.from("0f1e2d3c4b5a69788796a5b4c3d2e1f0", "hex"),
+    hash: Buffer.from([0xde, 0xad, 0xbe, 0xef]),
     uid: "6f1c1a4e-6a5e-4c8b-9c1f-3f0b1c2d3e4f",
     color: "GREEN",
     address: { city: "Oslo" },
@@ -155,8 +167,12 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
     ts_ms: "timestamptz",
     ts_us: "timestamptz",
     local_us: "timestamp",
+    local_ms: "timestamp",
     price: "decimal(9, 2)",
+    big_price: "decimal(38, 6)",
     uid: "uuid",
+    fixed_uid: "uuid",
+    hash: "fixed[4]",
     color: "string",
     address: "string",
     tags: "string",
@@ -178,6 +194,10 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
       ts_ms: "2025-10-29T15:22:04.123000Z",
       ts_us: "2025-10-29T15:22:04.123456Z",
       local_us: "2025-10-29T15:22:04.000001",
+      local_ms: "2025-10-29T15:22:04.123000",
+      big_price: "12345678901234567890.123456",
+      fixed_uid: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+      hash: Buffer.from([0xde, 0xad, 0xbe, 0xef]),
       price: "123.45",
       uid: "6f1c1a4e-6a5e-4c8b-9c1f-3f0b1c2d3e4f",
       color: "GREEN",
@@ -197,6 +217,10 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
       ts_ms: "2025-10-29T15:22:04.123000Z",
       ts_us: "2025-10-29T15:22:04.123456Z",
       local_us: "2025-10-29T15:22:04.000001",
+      local_ms: "2025-10-29T15:22:04.123000",
+      big_price: "12345678901234567890.123456",
+      fixed_uid: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+      hash: Buffer.from([0xde, 0xad, 0xbe, 0xef]),
       price: "-0.01",
       uid: "6f1c1a4e-6a5e-4c8b-9c1f-3f0b1c2d3e4f",
       color: "RED",
@@ -368,6 +392,10 @@ message Order {
   optional string note = 9;
   double amount = 10;
   bool gift = 11;
+  uint64 huge = 12;
+  bytes raw = 13;
+  sint64 delta = 14;
+  float ratio = 15;
   enum Status { NEW = 0; PAID = 1; }
 }
 
@@ -410,6 +438,10 @@ test("Protobuf: a schema with a reference; scalars, Timestamp, enums, nested, re
           cash: 5,
           note: "ring twice",
           amount: 12.5,
+          huge: "18446744073709551615",
+          raw: Buffer.from([1, 2, 3]),
+          delta: "-9007199254740993",
+          ratio: 0.25,
         }),
       ),
     },
@@ -448,6 +480,10 @@ test("Protobuf: a schema with a reference; scalars, Timestamp, enums, nested, re
       note: "string",
       amount: "double",
       gift: "boolean",
+      huge: "decimal(20, 0)",
+      raw: "binary",
+      delta: "long",
+      ratio: "float",
       order_id: "long",
       reason: "string",
     },
