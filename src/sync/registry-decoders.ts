@@ -19,7 +19,7 @@ const EXPECTED_TYPE = { avro: "AVRO", protobuf: "PROTOBUF" } as const;
 
 export class RegistryDecoders {
   readonly client: SchemaRegistryClient;
-  private readonly loaded = new Map<string, DecoderLookup>();
+  private readonly loaded = { avro: new Map<number, DecoderLookup>(), protobuf: new Map<number, DecoderLookup>() };
 
   constructor(client: SchemaRegistryClient) {
     this.client = client;
@@ -27,7 +27,7 @@ export class RegistryDecoders {
 
   /** The decoder of a schema id, once load() has run for it. */
   lookup(format: RegistryFormat, schemaId: number): DecoderLookup | undefined {
-    return this.loaded.get(`${format}:${schemaId}`);
+    return this.loaded[format].get(schemaId);
   }
 
   /**
@@ -36,8 +36,7 @@ export class RegistryDecoders {
    * credentials throw (RegistryError): no message can be decoded then.
    */
   async load(format: RegistryFormat, schemaId: number): Promise<void> {
-    const key = `${format}:${schemaId}`;
-    if (this.loaded.has(key)) return;
+    if (this.loaded[format].has(schemaId)) return;
     let lookup: DecoderLookup;
     try {
       const registered = await this.client.schemaById(schemaId);
@@ -67,7 +66,7 @@ export class RegistryDecoders {
         throw error;
       }
     }
-    this.loaded.set(key, lookup);
+    this.loaded[format].set(schemaId, lookup);
   }
 
   /** The schemas `schema` references, each after those it references itself. */
