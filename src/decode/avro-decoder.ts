@@ -28,15 +28,8 @@ import {
   type SchemaDecoder,
   type TypedRecord,
   type TypedValue,
+  UnsupportedSchemaError,
 } from "./typed-record.ts";
-
-/** A schema the decoder cannot make columns of; the messages framed with it are bad messages. */
-export class UnsupportedSchemaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UnsupportedSchemaError";
-  }
-}
 
 type Convert = (value: unknown) => TypedValue;
 

@@ -19,7 +19,6 @@
 // reads it; a proto3 optional or a message field that is absent is null.
 import protobuf from "protobufjs";
 import { decimal, type PrimitiveType } from "../iceberg/spec/types.ts";
-import { UnsupportedSchemaError } from "./avro-decoder.ts";
 import { jsonText } from "./column-value.ts";
 import {
   exactInteger,
@@ -27,6 +26,7 @@ import {
   type SchemaDecoder,
   type TypedRecord,
   type TypedValue,
+  UnsupportedSchemaError,
 } from "./typed-record.ts";
 
 type Message = Record<string, unknown>;

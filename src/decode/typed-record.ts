@@ -45,3 +45,11 @@ export function exactInteger(value: bigint): number | bigint {
   const small = Number(value);
   return Number.isSafeInteger(small) ? small : value;
 }
+
+/** A schema the decoders make no columns of; the messages framed with it are bad messages. */
+export class UnsupportedSchemaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsupportedSchemaError";
+  }
+}

@@ -3,9 +3,9 @@
 // columns and decoder (decode/avro-decoder.ts, decode/protobuf-decoder.ts). Fetching is
 // asynchronous and decoding is not, so a batch of messages is prepared (every schema id it
 // carries loaded) before its messages are added to the stream.
-import { avroDecoder, UnsupportedSchemaError } from "../decode/avro-decoder.ts";
+import { avroDecoder } from "../decode/avro-decoder.ts";
 import { protobufDecoder } from "../decode/protobuf-decoder.ts";
-import type { SchemaDecoder } from "../decode/typed-record.ts";
+import { type SchemaDecoder, UnsupportedSchemaError } from "../decode/typed-record.ts";
 import { type RegisteredSchema, RegistryError, type SchemaRegistryClient } from "../registry/client.ts";
 
 export type RegistryFormat = "avro" | "protobuf";
