@@ -9,6 +9,7 @@ import { kafkaSecure } from "./kafka-secure.ts";
 import type { Service } from "./lib.ts";
 import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
+import { schemaRegistryService } from "./schema-registry.ts";
 import { seaweedfsService } from "./seaweedfs.ts";
 import { versitygwService } from "./versitygw.ts";
 
@@ -22,5 +23,6 @@ export const services: Service[] = [
   fakeGcsService,
   azuriteService,
   seaweedfsService,
+  schemaRegistryService,
   readers,
 ];

@@ -60,7 +60,11 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       const samples =
         sampleSize === 0
           ? new Map<string, StreamSample>()
-          : await sampleStreams(source, plan, { messagesPerTopic: sampleSize, maxThreads: job.maxThreads });
+          : await sampleStreams(source, plan, {
+              messagesPerTopic: sampleSize,
+              maxThreads: job.maxThreads,
+              registry: job.source.schemaRegistry,
+            });
       process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
       return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
     });

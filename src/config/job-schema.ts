@@ -11,7 +11,18 @@ import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
-import { type Job, ON_ERROR, type OnError, STREAM_MODES, type StreamConfig, type StreamSettings } from "./job.ts";
+import {
+  type Job,
+  KEY_FORMATS,
+  type KeyFormat,
+  ON_ERROR,
+  type OnError,
+  STREAM_MODES,
+  type StreamConfig,
+  type StreamSettings,
+  VALUE_FORMATS,
+  type ValueFormat,
+} from "./job.ts";
 import { parseSchedule, ScheduleError } from "./schedule.ts";
 import { identifier, nonEmpty } from "./schema-parts.ts";
 import { Secret } from "./secret.ts";
@@ -69,6 +80,18 @@ const streamFields = {
     .enum(ON_ERROR)
     .default("dlq")
     .describe("A bad message goes to the <table>__dlq table, fails the sync, or is counted and skipped."),
+  format: z
+    .enum(VALUE_FORMATS)
+    .default("json")
+    .describe(
+      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry).",
+    ),
+  key_format: z
+    .enum(KEY_FORMATS)
+    .default("bytes")
+    .describe(
+      "bytes (default): the key is _kafka_key (base64). avro, protobuf: a framed key is decoded too, and dedup_keys can name its fields as _kafka_key.<field>.",
+    ),
   columns: z
     .record(nonEmpty, z.enum(DECLARABLE_TYPES))
     // The names are checked even when a type is wrong, so that every problem shows at once.
@@ -79,7 +102,13 @@ const streamFields = {
     ),
 };
 
-type StreamInput = { mode: "upsert" | "append"; dedup_keys?: string[] | undefined };
+type StreamInput = {
+  mode: "upsert" | "append";
+  dedup_keys?: string[] | undefined;
+  format?: ValueFormat;
+  key_format?: KeyFormat;
+  columns?: Record<string, unknown> | undefined;
+};
 
 function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
   if (typeof columns !== "object" || columns === null || Array.isArray(columns)) return;
@@ -100,12 +129,28 @@ function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
 }
 
 function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
+  if (s.format !== undefined && s.format !== "json" && s.columns !== undefined) {
+    // The registry's schema says what each column is.
+    ctx.addIssue({
+      code: "custom",
+      path: ["columns"],
+      message: `only with format json; this ${s.format} stream's columns come from its schema`,
+    });
+  }
   if (s.mode === "upsert" && s.dedup_keys === undefined) {
     ctx.addIssue({ code: "custom", path: ["dedup_keys"], message: "required when mode is upsert" });
   }
   s.dedup_keys?.forEach((key, i) => {
     if (s.dedup_keys!.indexOf(key) !== i) {
       ctx.addIssue({ code: "custom", path: ["dedup_keys", i], message: `${key} is listed twice` });
+    } else if (key.startsWith(`${KAFKA_KEY}.`)) {
+      if (s.key_format === undefined || s.key_format === "bytes") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["dedup_keys", i],
+          message: `a field of the key needs key_format: avro or protobuf (the key's schema names its fields)`,
+        });
+      }
     } else if (isSystemColumn(key) && key !== KAFKA_KEY) {
       // The message key identifies a row; the other system columns describe one message.
       ctx.addIssue({
@@ -118,12 +163,19 @@ function checkDedupKeys(s: StreamInput, ctx: z.RefinementCtx): void {
 }
 
 function streamSettings(
-  s: StreamInput & { on_error: OnError; columns?: Record<string, DeclarableType> | undefined },
+  s: StreamInput & {
+    on_error: OnError;
+    format: ValueFormat;
+    key_format: KeyFormat;
+    columns?: Record<string, DeclarableType> | undefined;
+  },
 ): StreamSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
+  const { format, key_format: keyFormat } = s;
+  const common = { onError: s.on_error, columns, format, keyFormat };
   return s.mode === "upsert"
-    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], onError: s.on_error, columns }
-    : { mode: "append", dedupKeys: s.dedup_keys ?? [], onError: s.on_error, columns };
+    ? { mode: "upsert", dedupKeys: s.dedup_keys as [string, ...string[]], ...common }
+    : { mode: "append", dedupKeys: s.dedup_keys ?? [], ...common };
 }
 
 const stream = z
@@ -206,6 +258,24 @@ export const jobFileSchema = z
           path: ["streams", topic],
           message: `topic_pattern ${topic_pattern} does not match this topic, so it would never sync`,
         });
+      }
+    }
+    if (job.source.kafka.schema_registry === undefined) {
+      const streams: [(string | number)[], StreamInput][] = topics.map((t) => [["streams", t], job.streams[t]!]);
+      if (topic_pattern !== undefined) streams.push([["default_stream"], job.default_stream]);
+      for (const [path, s] of streams) {
+        for (const [key, value] of [
+          ["format", s.format],
+          ["key_format", s.key_format],
+        ] as const) {
+          if (value === "avro" || value === "protobuf") {
+            ctx.addIssue({
+              code: "custom",
+              path: [...path, key],
+              message: "avro and protobuf need source.kafka.schema_registry, where the schemas are",
+            });
+          }
+        }
       }
     }
     const listed = topics.map((topic) => ({ topic, table: job.streams[topic]!.table ?? tableNameFor(topic) }));

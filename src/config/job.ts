@@ -35,6 +35,12 @@ export interface Job {
 }
 
 export const STREAM_MODES = ["upsert", "append"] as const;
+/** How a stream's values are encoded: JSON text, or Avro / Protobuf in the Confluent wire format. */
+export const VALUE_FORMATS = ["json", "avro", "protobuf"] as const;
+export type ValueFormat = (typeof VALUE_FORMATS)[number];
+/** How a stream's keys are read: as bytes (`_kafka_key`, always), and also decoded when framed. */
+export const KEY_FORMATS = ["bytes", "avro", "protobuf"] as const;
+export type KeyFormat = (typeof KEY_FORMATS)[number];
 /** What a bad message does: a row of the dead-letter table, a failed sync, or a count. */
 export const ON_ERROR = ["dlq", "fail", "skip"] as const;
 export type OnError = (typeof ON_ERROR)[number];
@@ -47,6 +53,9 @@ export type StreamSettings =
       readonly onError: OnError;
       /** Declared column types, in the order of the job file; empty when none. */
       readonly columns: DeclaredColumns;
+      readonly format: ValueFormat;
+      /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
+      readonly keyFormat: KeyFormat;
     }
   | {
       readonly mode: "append";
@@ -54,6 +63,9 @@ export type StreamSettings =
       readonly dedupKeys: readonly string[];
       readonly onError: OnError;
       readonly columns: DeclaredColumns;
+      readonly format: ValueFormat;
+      /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
+      readonly keyFormat: KeyFormat;
     };
 
 /** A stream listed under `streams`: its settings and the table it lands in. */

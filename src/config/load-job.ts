@@ -187,5 +187,15 @@ function withResolvedPaths(job: Job, folder: string): Job {
           warehouse: /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(sql.warehouse) ? sql.warehouse : path(sql.warehouse),
           ...(sql.uri === undefined ? {} : { uri: isUri(sql.uri) ? sql.uri : path(sql.uri) }),
         };
-  return { ...job, source: { ...job.source, security }, destination: { ...job.destination, catalog } };
+  const registry = job.source.schemaRegistry;
+  const registryCa = registry?.tls?.ca;
+  const schemaRegistry =
+    registry && registryCa !== undefined && !registryCa.startsWith("-----BEGIN")
+      ? { ...registry, tls: { ...registry.tls, ca: path(registryCa) } }
+      : registry;
+  return {
+    ...job,
+    source: { ...job.source, security, ...(schemaRegistry && { schemaRegistry }) },
+    destination: { ...job.destination, catalog },
+  };
 }

@@ -13,6 +13,7 @@ import {
   SASL_MECHANISMS,
   SECURITY_PROTOCOLS,
 } from "../kafka/security.ts";
+import type { RegistryAuth, RegistrySettings } from "../registry/client.ts";
 import { duration, nonEmpty, secret } from "./schema-parts.ts";
 
 /** A Kafka cluster and how to connect to it. */
@@ -24,6 +25,8 @@ export interface Source {
   readonly connectTimeoutMs: number;
   /** Waiting for a broker's answer to one request. */
   readonly requestTimeoutMs: number;
+  /** The schema registry of the Avro and Protobuf streams; undefined when the job file names none. */
+  readonly schemaRegistry?: RegistrySettings;
 }
 
 /** host:port, with an IPv6 host in brackets. */
@@ -64,6 +67,34 @@ const tls = z
     }
   });
 
+const registryAuth = z
+  .union([
+    z.literal("none"),
+    z.strictObject({ basic: z.strictObject({ username: nonEmpty, password: secret }) }),
+    z.strictObject({ bearer: z.strictObject({ token: secret }) }),
+  ])
+  .default("none")
+  .describe(
+    "none (default), {basic: {username, password}} (Confluent Cloud: the API key and secret) or {bearer: {token}}.",
+  );
+
+const schemaRegistry = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
+      .describe("Base URL of the Confluent-compatible API, e.g. https://psrc-xxxx.us-east-2.aws.confluent.cloud."),
+    auth: registryAuth,
+    tls: z
+      .strictObject({
+        ca: nonEmpty.optional().describe("PEM file (or PEM text) of the CA(s) to trust; omitted: the system's."),
+        insecure_skip_verify: z.boolean().default(false).describe("Accept any certificate. For tests only."),
+      })
+      .optional()
+      .describe("For an https:// registry signed by a private CA."),
+    request_timeout: duration("30s", "Waiting for the registry's answer to a request."),
+  })
+  .describe("The schema registry that Avro and Protobuf streams (format: avro | protobuf) take their schemas from.");
+
 /** The keys of source.kafka that describe the cluster. */
 export const kafkaClusterShape = {
   bootstrap_servers: bootstrapServers,
@@ -78,6 +109,7 @@ export const kafkaClusterShape = {
     "30s",
     "Waiting for a broker's answer to a request; a request left unanswered that long fails the step.",
   ),
+  schema_registry: schemaRegistry.optional(),
 };
 
 const kafkaCluster = z.strictObject(kafkaClusterShape);
@@ -115,7 +147,23 @@ export function toSource(k: KafkaClusterInput): Source {
     security: security(k),
     connectTimeoutMs: k.connect_timeout,
     requestTimeoutMs: k.request_timeout,
+    ...(k.schema_registry && {
+      schemaRegistry: {
+        url: k.schema_registry.url,
+        auth: toRegistryAuth(k.schema_registry.auth),
+        ...(k.schema_registry.tls
+          ? { tls: { ca: k.schema_registry.tls.ca, insecureSkipVerify: k.schema_registry.tls.insecure_skip_verify } }
+          : {}),
+        requestTimeoutMs: k.schema_registry.request_timeout,
+      },
+    }),
   };
+}
+
+function toRegistryAuth(auth: z.output<typeof registryAuth>): RegistryAuth {
+  if (auth === "none") return { kind: "none" };
+  if ("basic" in auth) return { kind: "basic", username: auth.basic.username, password: auth.basic.password };
+  return { kind: "bearer", token: auth.bearer.token };
 }
 
 function security(k: KafkaClusterInput): KafkaSecurity {

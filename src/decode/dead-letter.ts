@@ -19,6 +19,7 @@ export const DEAD_LETTER_SCHEMA: Schema = Object.freeze({
       "_error_kind",
       "string",
       "why: invalid-utf8, not-json, not-object, confluent-framed-without-registry, too-deep, out-of-range, " +
+        "not-framed, schema-not-found, unsupported-schema, undecodable (Avro and Protobuf streams), " +
         "type-mismatch, null-in-required, reserved-name, case-collision or missing-dedup-key",
     ),
     field(

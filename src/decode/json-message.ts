@@ -90,7 +90,8 @@ export function decodeJsonMessage(value: Uint8Array | null): DecodedMessage {
     const schemaId = new DataView(value.buffer, value.byteOffset, value.byteLength).getUint32(1);
     return bad(
       "confluent-framed-without-registry",
-      `value is in Confluent wire format (magic byte 0, schema id ${schemaId}) and no schema registry is configured`,
+      `value is in Confluent wire format (magic byte 0, schema id ${schemaId}) and the stream reads JSON: ` +
+        "set its format: avro or protobuf, with source.kafka.schema_registry",
     );
   }
   let text: string;

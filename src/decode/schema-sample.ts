@@ -19,7 +19,8 @@ import { columnTypeFor, type SchemaInference, type TableSchema, type ValueType, 
 import { type BadMessageKind, decodeJsonMessage, type JsonValue } from "./json-message.ts";
 import { isSystemColumn } from "./system-columns.ts";
 
-export type ColumnSource = "declared" | "table" | "inferred";
+/** registry: from the schema registry's schema of an Avro or Protobuf stream. */
+export type ColumnSource = "declared" | "table" | "inferred" | "registry";
 
 export interface SampledColumn {
   readonly name: string;
@@ -42,8 +43,8 @@ export const EXAMPLE_MAX_CHARS = 80;
 export interface StreamSample {
   readonly messages: number;
   readonly tombstones: number;
-  /** Messages the decoder refuses (not JSON, too deep, ...), by reason. */
-  readonly bad: Readonly<Partial<Record<BadMessageKind, number>>>;
+  /** Messages the decoder refuses (not JSON, too deep, not framed, ...), by reason. */
+  readonly bad: Readonly<Record<string, number>>;
   /** Top-level fields in the order first seen; declared ones the sample lacks too, and the table's other columns are left out. */
   readonly columns: readonly SampledColumn[];
   /** The `columns:` entries to declare, in the order of `columns`. */

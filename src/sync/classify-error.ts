@@ -4,6 +4,7 @@
 import { ConfigError } from "../config/config-error.ts";
 import { TopicSelectionError } from "../config/topics.ts";
 import { DeclaredColumnError } from "../decode/infer-schema.ts";
+import { SchemaEvolutionError } from "../decode/registry-schema.ts";
 import {
   CatalogAuthError,
   CatalogUnreachableError,
@@ -15,13 +16,14 @@ import { IcebergError } from "../iceberg/errors.ts";
 import { ConsumerGroupActiveError } from "../kafka/commit-offsets.ts";
 import { KafkaAuthorizationError, KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
+import { RegistryError } from "../registry/client.ts";
 import { ConcurrentSyncError } from "./offset-claim.ts";
 import { BadMessageError } from "./stream-batch.ts";
 
 export type SyncErrorKind =
   /** The job does not fit what it finds (no topic selected, two topics on one table), or the job file is wrong. */
   | "config"
-  /** A declared column contradicts the table's column. */
+  /** A declared column, or a new version of a registry schema, contradicts the table's column. */
   | "table-schema"
   /** Messages expired unread (retention); going on needs the user's consent. */
   | "data-loss"
@@ -89,7 +91,12 @@ export function classifyError(error: unknown): SyncError {
 
 function kindOf(error: unknown): SyncErrorKind {
   if (error instanceof ConfigError || error instanceof TopicSelectionError) return "config";
-  if (error instanceof DeclaredColumnError) return "table-schema";
+  if (error instanceof DeclaredColumnError || error instanceof SchemaEvolutionError) return "table-schema";
+  if (error instanceof RegistryError) {
+    if (error.kind === "auth") return "auth";
+    // not-found and protocol: the URL names no registry; tls: its certificate is not trusted.
+    return error.kind === "connection" ? "connection" : "config";
+  }
   if (error instanceof MessagesLostError) return "data-loss";
   if (error instanceof OffsetsAheadError) return "offsets-ahead";
   if (error instanceof BadMessageError) return "bad-message";

@@ -112,6 +112,7 @@ export async function discoverStreams(
       : await sampleStreams(source, plan, {
           messagesPerTopic: sampleSize,
           maxThreads: job.maxThreads,
+          registry: job.source.schemaRegistry,
           ...(options.signal ? { signal: options.signal } : {}),
         });
   const streams = plan.targets.map(({ selection, table }): DiscoveredStream => {

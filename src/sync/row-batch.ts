@@ -1,8 +1,8 @@
 // Messages -> the rows of a table's Parquet files: the system columns (decode/system-columns.ts)
 // and the record's fields, each converted once to its column's representation and appended to
 // the column builders by field id (no object per row).
-import { type ColumnConverter, columnConverter, isConvertible } from "../decode/column-value.ts";
-import type { JsonRecord } from "../decode/json-message.ts";
+import { type ColumnConverter, type ColumnValue, columnConverter, isConvertible } from "../decode/column-value.ts";
+import type { JsonValue } from "../decode/json-message.ts";
 import {
   CDC_TIMESTAMP,
   FLOE_ID,
@@ -33,19 +33,26 @@ interface RecordColumn {
   inherited: boolean;
 }
 
+const asIs: ColumnConverter = (value) => value as ColumnValue;
+
 export class RowBatch {
   readonly builder: ColumnBatchBuilder;
   private readonly system: Partial<Record<string, AnyColumn>> = {};
   private readonly recordColumns: RecordColumn[] = [];
   private readonly writtenAtMicros = millisToMicros(Date.now());
 
-  /** `expectedRows`: the rows about to be appended, so that the column builders are sized once. */
-  constructor(schema: Schema, expectedRows?: number) {
+  /**
+   * `expectedRows`: the rows about to be appended, so that the column builders are sized once.
+   * `typed`: the records are TypedRecords, whose values are their columns' already.
+   */
+  constructor(schema: Schema, expectedRows?: number, typed = false) {
     this.builder = new ColumnBatchBuilder(schema, expectedRows);
     for (const field of schema.fields) {
       const column = this.builder.column(field.id);
       if (isSystemColumn(field.name)) {
         this.system[field.name] = column;
+      } else if (typed) {
+        this.recordColumns.push({ name: field.name, column, convert: asIs, inherited: field.name in Object.prototype });
       } else if (isConvertible(field.type)) {
         // Columns of other types (a table made by another writer) stay null: schema inference
         // refuses every value for them, so no row has one.
@@ -71,11 +78,11 @@ export class RowBatch {
     s[OP_TYPE]?.appendValue(op);
     s[FLOE_TIMESTAMP]?.appendValue(this.writtenAtMicros);
     s[CDC_TIMESTAMP]?.appendValue(timestamp);
-    const record: JsonRecord | null = rows.records[i]!;
+    const record = rows.records[i] as Record<string, unknown> | null;
     if (record !== null) {
       for (const { name, column, convert, inherited } of this.recordColumns) {
         const value = inherited && !Object.hasOwn(record, name) ? undefined : record[name];
-        if (value !== undefined && value !== null) column.appendValue(convert(value));
+        if (value !== undefined && value !== null) column.appendValue(convert(value as JsonValue));
       }
     }
     this.builder.endRow();

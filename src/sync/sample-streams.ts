@@ -5,7 +5,10 @@
 import { SchemaSample, type StreamSample } from "../decode/schema-sample.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import type { PartitionRange } from "../kafka/read.ts";
+import { type RegistrySettings, SchemaRegistryClient } from "../registry/client.ts";
 import type { SyncPlan } from "./plan-sync.ts";
+import { RegistryDecoders } from "./registry-decoders.ts";
+import { RegistrySample } from "./registry-sample.ts";
 import type { SyncSource } from "./source.ts";
 import { streamInference } from "./stream-batch.ts";
 
@@ -14,6 +17,8 @@ export interface SampleOptions {
   readonly messagesPerTopic: number;
   readonly maxThreads: number;
   readonly signal?: AbortSignal;
+  /** The job's schema registry: Avro and Protobuf streams are sampled through it. */
+  readonly registry?: RegistrySettings | undefined;
 }
 
 /** Topic -> what its sample says; every target of the plan has an entry, empty when its topic is. */
@@ -22,13 +27,17 @@ export async function sampleStreams(
   plan: SyncPlan,
   options: SampleOptions,
 ): Promise<Map<string, StreamSample>> {
-  const samples = new Map<string, SchemaSample>();
+  const samples = new Map<string, SchemaSample | RegistrySample>();
   const ranges: PartitionRange[] = [];
+  const decoders = options.registry && new RegistryDecoders(new SchemaRegistryClient(options.registry));
   for (const { selection, table } of plan.targets) {
     const schema = table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId };
+    const viaRegistry = selection.stream.format !== "json" || selection.stream.keyFormat !== "bytes";
     samples.set(
       selection.topic,
-      new SchemaSample(streamInference(selection, schema), schema, selection.stream.columns),
+      viaRegistry && decoders
+        ? new RegistrySample(selection, schema, decoders)
+        : new SchemaSample(streamInference(selection, schema), schema, selection.stream.columns),
     );
     const partitions = plan.offsets.partitions.filter((p) => p.topic === selection.topic);
     const quota = BigInt(Math.ceil(options.messagesPerTopic / Math.max(1, partitions.length)));
@@ -43,9 +52,10 @@ export async function sampleStreams(
   if (ranges.length > 0) {
     const result = await source.readPartitions(
       ranges,
-      (batch) => {
+      async (batch) => {
         const sample = samples.get(batch.topic)!;
-        for (const message of batch.messages) sample.add(message.value);
+        if (sample instanceof RegistrySample) await sample.add(batch.messages);
+        else for (const message of batch.messages) sample.add(message.value);
         return undefined;
       },
       { maxThreads: options.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },

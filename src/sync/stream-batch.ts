@@ -4,14 +4,32 @@
 // the table's columns is a bad message like one that is not JSON, routed by on_error before
 // anything is written, and a message is a row or a dead letter as a whole, never half of each.
 import type { SelectedTopic } from "../config/topics.ts";
-import { DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
+import { isConfluentFramed, parseConfluentFrame } from "../decode/confluent-frame.ts";
+import { type ColumnChange, DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
 import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
+import { RegistrySchema } from "../decode/registry-schema.ts";
 import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
-import { kafkaKeyText } from "../decode/system-columns.ts";
+import { KAFKA_KEY, kafkaKeyText } from "../decode/system-columns.ts";
+import type { TypedRecord, TypedValue } from "../decode/typed-record.ts";
+import type { Schema } from "../iceberg/spec/schema.ts";
 import type { KafkaMessage } from "../kafka/read.ts";
+import type { RegistryDecoders } from "./registry-decoders.ts";
+
+/** A dedup key naming a field of the decoded key: `_kafka_key.<field>`. */
+export const KEY_FIELD = `${KAFKA_KEY}.`;
+
+/** Why a registry-framed value is a bad message. */
+export type FramedReason = "not-framed" | "schema-not-found" | "unsupported-schema" | "undecodable";
 
 /** Why a message went to the dead-letter table: the decoder's reasons, the schema's and the sync's own. */
-export type RejectReason = BadMessageKind | SchemaMismatchReason | "missing-dedup-key";
+export type RejectReason = BadMessageKind | FramedReason | SchemaMismatchReason | "missing-dedup-key";
+
+/** What write-stream needs of a stream's columns: the schema to create or evolve the table to. */
+export interface StreamShape {
+  settle(): void;
+  changes(): ColumnChange[];
+  readonly schema: Schema;
+}
 
 export interface RejectedMessage {
   partition: number;
@@ -31,8 +49,12 @@ export interface RowMessages {
   offsets: bigint[];
   timestamps: bigint[];
   keys: (string | null)[];
+  /** The decoded keys (key_format avro or protobuf); null otherwise. */
+  keyRecords: (TypedRecord | null)[];
   /** Null for a tombstone. */
-  records: (JsonRecord | null)[];
+  records: (JsonRecord | TypedRecord | null)[];
+  /** The records are TypedRecords (a registry format): their values are already their columns'. */
+  typed: boolean;
 }
 
 export interface StreamCounters {
@@ -51,8 +73,8 @@ export type DeadLetterWatermarks = ReadonlyMap<number, bigint>;
 export class StreamBatch {
   readonly topic: string;
   readonly selection: SelectedTopic;
-  readonly inference: SchemaInference;
-  readonly rows: RowMessages = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], records: [] };
+  readonly inference: StreamShape;
+  readonly rows: RowMessages;
   readonly rejected: RejectedMessage[] = [];
   readonly counters: StreamCounters = {
     messages: 0,
@@ -62,6 +84,10 @@ export class StreamBatch {
       "not-json": 0,
       "not-object": 0,
       "confluent-framed-without-registry": 0,
+      "not-framed": 0,
+      "schema-not-found": 0,
+      "unsupported-schema": 0,
+      undecodable: 0,
       "too-deep": 0,
       "out-of-range": 0,
       "type-mismatch": 0,
@@ -77,47 +103,190 @@ export class StreamBatch {
   /** Tombstones delete only when the Kafka key is the dedup key: it is all a tombstone carries. */
   private readonly tombstonesDelete: boolean;
   private readonly payloadKeys: readonly string[];
+  /** Fields of a decoded key that are dedup keys (`_kafka_key.<field>`). */
+  private readonly keyFields: readonly string[];
+  private readonly json: SchemaInference | undefined;
+  private readonly registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
+  private readonly decoders: RegistryDecoders | undefined;
+  private readonly keyFormat: "avro" | "protobuf" | undefined;
 
-  constructor(selection: SelectedTopic, table: TableSchema | undefined, deadLetterWatermarks: DeadLetterWatermarks) {
+  /** `decoders`: for an Avro or Protobuf stream, where the schemas of its values come from. */
+  constructor(
+    selection: SelectedTopic,
+    table: TableSchema | undefined,
+    deadLetterWatermarks: DeadLetterWatermarks,
+    decoders?: RegistryDecoders,
+  ) {
     this.topic = selection.topic;
     this.selection = selection;
-    this.inference = streamInference(selection, table);
+    const typed = selection.stream.format !== "json";
+    this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
+    if (typed) {
+      if (decoders === undefined)
+        throw new Error(`topic ${selection.topic}: a ${selection.stream.format} stream needs the registry's decoders`);
+      this.registry = { schema: new RegistrySchema(table), decoders };
+      this.inference = this.registry.schema;
+    } else {
+      this.json = streamInference(selection, table);
+      this.inference = this.json;
+    }
     this.deadLetterWatermarks = deadLetterWatermarks;
+    this.decoders = decoders;
+    const keyFormat = selection.stream.keyFormat;
+    this.keyFormat = keyFormat === "bytes" ? undefined : keyFormat;
+    if (this.keyFormat !== undefined && decoders === undefined) {
+      throw new Error(`topic ${selection.topic}: a key_format ${keyFormat} stream needs the registry's decoders`);
+    }
     const keys = selection.stream.mode === "upsert" ? selection.stream.dedupKeys : [];
-    this.tombstonesDelete = keys.length === 1 && keys[0] === "_kafka_key";
-    this.payloadKeys = keys.filter((k) => k !== "_kafka_key");
+    // A tombstone carries only its key: it deletes when the key alone identifies the row.
+    this.tombstonesDelete = keys.length > 0 && keys.every((k) => k === KAFKA_KEY || k.startsWith(KEY_FIELD));
+    this.payloadKeys = keys.filter((k) => k !== KAFKA_KEY && !k.startsWith(KEY_FIELD));
+    this.keyFields = selection.stream.dedupKeys
+      .filter((k) => k.startsWith(KEY_FIELD))
+      .map((k) => k.slice(KEY_FIELD.length));
+  }
+
+  /** Loads the schemas a batch's framed values (and keys) name, before its messages are added. */
+  async prepare(messages: readonly KafkaMessage[]): Promise<void> {
+    const decoders = this.decoders;
+    if (decoders === undefined) return;
+    const valueFormat = this.registry === undefined ? undefined : (this.selection.stream.format as "avro" | "protobuf");
+    for (const message of messages) {
+      for (const [bytes, format] of [
+        [message.value, valueFormat],
+        [message.key, this.keyFormat],
+      ] as const) {
+        if (format === undefined || bytes === null || !isConfluentFramed(bytes)) continue;
+        const schemaId = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
+        if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+      }
+    }
   }
 
   add(message: KafkaMessage): void {
     this.counters.messages++;
     this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
+    this.keyRecord = null;
+    if (this.keyFormat !== undefined && !this.decodeKey(message, this.keyFormat)) return;
+    if (this.registry !== undefined) {
+      this.addFramed(message, this.registry);
+      return;
+    }
     const decoded = decodeJsonMessage(message.value);
     if (decoded.kind === "bad") {
       this.reject(message, decoded.reason, decoded.detail);
     } else if (decoded.kind === "tombstone") {
-      // Append mode keeps every message, a tombstone too (a row with _op_type d).
-      if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) this.counters.tombstonesIgnored++;
-      else this.push(message, null);
+      this.tombstone(message);
     } else {
       const missing = this.payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
       if (missing !== undefined) {
         this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
       } else if (this.tombstonesDelete && message.key === null) {
-        this.reject(message, "missing-dedup-key", "the message has no key and _kafka_key is the dedup key");
+        this.reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
       } else {
-        const mismatch = this.inference.observe(decoded);
+        const mismatch = this.json!.observe(decoded);
         if (mismatch === undefined) this.push(message, decoded.record);
         else this.reject(message, mismatch.reason, mismatch.detail, false);
       }
     }
   }
 
-  private push(message: KafkaMessage, record: JsonRecord | null): void {
+  /** The decoded key of the message being added; null without key_format or key. */
+  private keyRecord: TypedRecord | null = null;
+
+  /** Decodes a framed key (key_format); false when the message was rejected for its key. */
+  private decodeKey(message: KafkaMessage, format: "avro" | "protobuf"): boolean {
+    const key = message.key;
+    if (key === null) {
+      if (this.keyFields.length === 0) return true;
+      this.reject(
+        message,
+        "missing-dedup-key",
+        `the message has no key, and ${KEY_FIELD}${this.keyFields[0]} is a dedup key`,
+      );
+      return false;
+    }
+    const framed = parseConfluentFrame(key, format === "protobuf");
+    if ("problem" in framed) {
+      this.reject(
+        message,
+        "not-framed",
+        `key: ${framed.problem.replace(/^value/, "the key")}; the stream's key_format is ${format}`,
+      );
+      return false;
+    }
+    const { schemaId, messageIndexes, payload } = framed.frame;
+    const lookup = this.decoders!.lookup(format, schemaId);
+    if (lookup === undefined) throw new Error(`schema id ${schemaId} was not prepared`);
+    if ("reason" in lookup) {
+      this.reject(message, lookup.reason, `key: ${lookup.detail}`);
+      return false;
+    }
+    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    if ("problem" in decoded) {
+      this.reject(message, "undecodable", `key: schema id ${schemaId}: ${decoded.problem}`);
+      return false;
+    }
+    const missing = this.keyFields.find((f) => !isTypedKeyValue(decoded.record[f]));
+    if (missing !== undefined) {
+      this.reject(message, "missing-dedup-key", `dedup key ${KEY_FIELD}${missing} is missing, null or not a scalar`);
+      return false;
+    }
+    this.keyRecord = decoded.record;
+    return true;
+  }
+
+  /** An Avro or Protobuf value in the Confluent wire format; its schema was loaded by prepare(). */
+  private addFramed(message: KafkaMessage, registry: { schema: RegistrySchema; decoders: RegistryDecoders }): void {
+    const value = message.value;
+    if (value === null) {
+      this.tombstone(message);
+      return;
+    }
+    const format = this.selection.stream.format as "avro" | "protobuf";
+    const framed = parseConfluentFrame(value, format === "protobuf");
+    if ("problem" in framed) {
+      this.reject(message, "not-framed", `${framed.problem}; the stream's format is ${format}`);
+      return;
+    }
+    const { schemaId, messageIndexes, payload } = framed.frame;
+    const lookup = registry.decoders.lookup(format, schemaId);
+    if (lookup === undefined) throw new Error(`schema id ${schemaId} was not prepared`);
+    if ("reason" in lookup) {
+      this.reject(message, lookup.reason, lookup.detail);
+      return;
+    }
+    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    if ("problem" in decoded) {
+      this.reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
+      return;
+    }
+    const typed = decoded.record;
+    const missing = this.payloadKeys.find((k) => !isTypedKeyValue(typed[k]));
+    if (missing !== undefined) {
+      this.reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+    } else if (this.tombstonesDelete && message.key === null) {
+      this.reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
+    } else {
+      // Throws SchemaEvolutionError for a schema the table cannot take: nothing of the batch is committed.
+      registry.schema.observe(schemaId, decoded.columns, message, messageIndexes.join(","));
+      this.push(message, typed);
+    }
+  }
+
+  private tombstone(message: KafkaMessage): void {
+    // Append mode keeps every message, a tombstone too (a row with _op_type d).
+    if (this.selection.stream.mode === "upsert" && !this.tombstonesDelete) this.counters.tombstonesIgnored++;
+    else this.push(message, null);
+  }
+
+  private push(message: KafkaMessage, record: JsonRecord | TypedRecord | null): void {
     const rows = this.rows;
     rows.partitions.push(message.partition);
     rows.offsets.push(message.offset);
     rows.timestamps.push(message.timestamp);
     rows.keys.push(kafkaKeyText(message.key));
+    rows.keyRecords.push(this.keyRecord);
     rows.records.push(record);
     rows.count++;
   }
@@ -162,6 +331,11 @@ export function streamInference(selection: SelectedTopic, table: TableSchema | u
     }
     throw error;
   }
+}
+
+function isTypedKeyValue(value: TypedValue | undefined): boolean {
+  const type = typeof value;
+  return type === "string" || type === "number" || type === "bigint" || type === "boolean";
 }
 
 function isKeyValue(value: JsonValue | undefined): boolean {

@@ -6,15 +6,17 @@
 //
 // The source and the catalog are the caller's (connect.ts opens them for a job): a long-running
 // process keeps them for many syncs, and tests pass an in-memory source and the embedded catalog.
-import type { Job } from "../config/job.ts";
+import type { Job, StreamSettings } from "../config/job.ts";
 import { AlreadyExistsError, type Catalog } from "../iceberg/catalog/catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
+import { SchemaRegistryClient } from "../registry/client.ts";
 import { classifyError } from "./classify-error.ts";
 import type { SyncEvent, SyncEventBody, SyncFinished } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import { planSync } from "./plan-sync.ts";
+import { RegistryDecoders } from "./registry-decoders.ts";
 import { newRunId } from "./run-id.ts";
 import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
 import type { SyncSource } from "./source.ts";
@@ -104,6 +106,12 @@ async function sync(
       },
     ]),
   );
+  // One registry client for the sync: a schema id names the same schema in every topic.
+  const registry = job.source.schemaRegistry;
+  const decoders =
+    registry !== undefined && targets.some((t) => usesRegistry(t.selection.stream))
+      ? new RegistryDecoders(new SchemaRegistryClient(registry))
+      : undefined;
   const delivered: TopicPartitionOffsets = new Map();
   // A re-created topic's tables record every partition from where it starts now, read or not:
   // their offsets of the deleted topic must not survive in a partition nothing was read from.
@@ -127,6 +135,7 @@ async function sync(
             selection,
             table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
             deadLetters ?? new Map(),
+            usesRegistry(selection.stream) ? decoders : undefined,
           ),
         ];
       }),
@@ -151,6 +160,7 @@ async function sync(
     plan.partitions.filter((p) => p.stopOffset > p.startOffset),
     async (batch) => {
       const stream = batches.get(batch.topic)!;
+      await stream.prepare(batch.messages);
       for (const message of batch.messages) stream.add(message);
       const offsets = delivered.get(batch.topic) ?? new Map<number, bigint>();
       offsets.set(batch.partition, batch.nextOffset);
@@ -218,6 +228,10 @@ async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): 
     // Created meanwhile by another sync of the job: it is there, as wanted.
     if (!(error instanceof AlreadyExistsError)) throw error;
   }
+}
+
+function usesRegistry(stream: StreamSettings): boolean {
+  return stream.format !== "json" || stream.keyFormat !== "bytes";
 }
 
 function noPosition(): KafkaPosition {

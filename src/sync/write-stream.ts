@@ -159,7 +159,7 @@ async function commitRound(
   };
   let snapshot: Snapshot;
   if (stream.mode === "append") {
-    const rowBatch = new RowBatch(schema, rows.count);
+    const rowBatch = new RowBatch(schema, rows.count, rows.typed);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
     const files = await writeRows(target, table, rowBatch.builder);
     await faultPoint("after-data-files");
@@ -177,7 +177,7 @@ async function commitRound(
     // commit attempt. The _op_type written into the data files is the first attempt's.
     let winners = dedupBatch(hashes!, tombstones, index);
     let deletes = planDeletes(index, hashes!, winners);
-    const rowBatch = new RowBatch(schema, winners.messages.length);
+    const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
     const rowMessages: number[] = [];
     for (let w = 0; w < winners.messages.length; w++) {
       if (winners.ops[w] === OP_DELETE) continue;

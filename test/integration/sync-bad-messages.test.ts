@@ -195,7 +195,11 @@ test("every bad-message kind lands in <table>__dlq in the same sync, and the goo
     [1, "not-json", /not JSON/],
     [3, "not-object", /a JSON array, not a JSON object/],
     [4, "invalid-utf8", /not valid UTF-8/],
-    [5, "confluent-framed-without-registry", /schema id 42.*no schema registry/],
+    [
+      5,
+      "confluent-framed-without-registry",
+      /schema id 42\) and the stream reads JSON: set its format: avro or protobuf/,
+    ],
     [6, "not-object", /a JSON string, not a JSON object/],
     [8, "not-json", /empty/],
   ];

@@ -69,10 +69,33 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
   assert.equal(job.maxThreads, 2);
   assert.equal(job.namespace, "kafka_to_databricks_topics");
   assert.deepEqual(Object.fromEntries(job.streams), {
-    customers: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), table: "customers" },
-    orders: { mode: "upsert", dedupKeys: ["id"], onError: "dlq", columns: new Map(), table: "orders" },
+    customers: {
+      mode: "upsert",
+      dedupKeys: ["id"],
+      onError: "dlq",
+      columns: new Map(),
+      format: "json",
+      keyFormat: "bytes",
+      table: "customers",
+    },
+    orders: {
+      mode: "upsert",
+      dedupKeys: ["id"],
+      onError: "dlq",
+      columns: new Map(),
+      format: "json",
+      keyFormat: "bytes",
+      table: "orders",
+    },
   });
-  assert.deepEqual(job.defaultStream, { mode: "append", dedupKeys: [], onError: "dlq", columns: new Map() });
+  assert.deepEqual(job.defaultStream, {
+    mode: "append",
+    dedupKeys: [],
+    onError: "dlq",
+    columns: new Map(),
+    format: "json",
+    keyFormat: "bytes",
+  });
 });
 
 test("columns: declared types per stream and in default_stream, in the order written", () => {

@@ -1,0 +1,5 @@
+module floe.local/schema-registry
+
+go 1.26
+
+require github.com/twmb/franz-go/pkg/sr v1.8.0

@@ -1,0 +1,293 @@
+// An Avro value schema from a registry -> the table's columns, and its binary datums -> records
+// of column values (typed-record.ts). The top-level schema must be a record; each field is a
+// column, optional in the table whatever the schema says (floe only adds optional columns):
+//
+//   boolean int long float double string      the same Iceberg type
+//   bytes                                     binary; fixed(n): fixed[n]
+//   ["null", T] (either order)                T's column; null is a null
+//   int date                                  date
+//   int time-millis, long time-micros         time (microseconds)
+//   long timestamp-millis / -micros           timestamptz
+//   long local-timestamp-millis / -micros     timestamp
+//   bytes/fixed decimal(p, s)                 decimal(p, s) (p up to 38, else string: the digits)
+//   string uuid, fixed(16) uuid               uuid
+//   enum                                      string: the symbol
+//   record, array, map, other unions          string: the value's JSON text, as for JSON values
+//                                             (bytes in it as base64, unions as avsc resolves them)
+//
+// Field docs become column docs. Named types may come from the schema's references: their
+// schemas are parsed first, into the same registry of names.
+import { Buffer } from "node:buffer";
+import avsc from "avsc";
+import { decimal, fixed, type PrimitiveType } from "../iceberg/spec/types.ts";
+import { jsonText } from "./column-value.ts";
+import type { JsonValue } from "./json-message.ts";
+import {
+  exactInteger,
+  type SchemaColumn,
+  type SchemaDecoder,
+  type TypedRecord,
+  type TypedValue,
+  UnsupportedSchemaError,
+} from "./typed-record.ts";
+
+type Convert = (value: unknown) => TypedValue;
+
+interface Mapped {
+  readonly type: PrimitiveType;
+  readonly convert: Convert;
+}
+
+const MAX_DECIMAL_PRECISION = 38;
+
+/** avsc's long as a bigint: Avro longs are int64, beyond a double's exact integers. */
+const int64 = avsc.types.LongType.__with({
+  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
+  toBuffer: (n: bigint) => {
+    const buf = Buffer.alloc(8);
+    buf.writeBigInt64LE(n);
+    return buf;
+  },
+  fromJSON: (x: string | number | bigint) => BigInt(x),
+  toJSON: (n: bigint) => n.toString(),
+  isValid: (n: unknown) => typeof n === "bigint",
+  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
+});
+
+type AvroJson = string | { [key: string]: unknown } | AvroJson[];
+
+/**
+ * The decoder of an Avro schema (its JSON text as the registry gives it), with the schemas it
+ * references (their JSON texts, in dependency order). Throws UnsupportedSchemaError when the
+ * schema is no record, or does not parse.
+ */
+export function avroDecoder(schemaText: string, references: readonly string[] = []): SchemaDecoder {
+  const registry: Record<string, avsc.Type> = {};
+  const names = new Map<string, AvroJson>();
+  let type: avsc.Type;
+  let schema: AvroJson;
+  try {
+    for (const reference of references) {
+      const json = JSON.parse(reference) as AvroJson;
+      collectNames(json, undefined, names);
+      parse(json, registry);
+    }
+    schema = JSON.parse(schemaText) as AvroJson;
+    collectNames(schema, undefined, names);
+    type = parse(schema, registry);
+  } catch (error) {
+    throw new UnsupportedSchemaError(`the Avro schema does not parse: ${(error as Error).message}`);
+  }
+  const resolved = resolve(schema, undefined, names);
+  if (typeof resolved !== "object" || Array.isArray(resolved) || resolved.type !== "record") {
+    throw new UnsupportedSchemaError("the Avro schema is not a record: floe makes columns of a record's fields");
+  }
+  const namespace = namespaceOf(resolved, undefined);
+  const fields = (resolved.fields ?? []) as { name: string; type: AvroJson; doc?: string }[];
+  const columns: SchemaColumn[] = [];
+  const converters: { name: string; convert: Convert }[] = [];
+  for (const field of fields) {
+    const mapped = mapType(field.type, namespace, names);
+    if (mapped === undefined) continue;
+    columns.push({ name: field.name, type: mapped.type, ...(typeof field.doc === "string" ? { doc: field.doc } : {}) });
+    converters.push({ name: field.name, convert: mapped.convert });
+  }
+  return {
+    columns,
+    decode(payload) {
+      let value: Record<string, unknown>;
+      try {
+        value = type.fromBuffer(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)) as Record<
+          string,
+          unknown
+        >;
+      } catch (error) {
+        return { problem: `the Avro datum does not decode with its schema: ${(error as Error).message}` };
+      }
+      const record: TypedRecord = {};
+      for (const { name, convert } of converters) {
+        const field = value[name];
+        record[name] = field === null || field === undefined ? null : convert(field);
+      }
+      return { record, columns };
+    },
+  };
+}
+
+function parse(schema: AvroJson, registry: Record<string, avsc.Type>): avsc.Type {
+  return avsc.Type.forSchema(schema as avsc.Schema, {
+    registry,
+    typeHook: (s) => (s === "long" || (s as { type?: unknown }).type === "long" ? int64 : undefined),
+    wrapUnions: "auto",
+  });
+}
+
+const PRIMITIVES = new Set(["null", "boolean", "int", "long", "float", "double", "bytes", "string"]);
+
+/** Named types (record, enum, fixed) by full name, anywhere in the schema. */
+function collectNames(schema: AvroJson, namespace: string | undefined, names: Map<string, AvroJson>): void {
+  if (Array.isArray(schema)) {
+    for (const branch of schema) collectNames(branch, namespace, names);
+    return;
+  }
+  if (typeof schema !== "object") return;
+  const kind = schema.type;
+  if (kind === "record" || kind === "error" || kind === "enum" || kind === "fixed") {
+    const full = fullName(schema, namespace);
+    names.set(full, schema);
+    const inner = namespaceOf(schema, namespace);
+    for (const field of (schema.fields ?? []) as { type: AvroJson }[]) collectNames(field.type, inner, names);
+  } else if (kind === "array") {
+    collectNames(schema.items as AvroJson, namespace, names);
+  } else if (kind === "map") {
+    collectNames(schema.values as AvroJson, namespace, names);
+  } else if (typeof kind === "object") {
+    collectNames(kind as AvroJson, namespace, names);
+  }
+}
+
+function fullName(schema: { [key: string]: unknown }, namespace: string | undefined): string {
+  const name = String(schema.name);
+  if (name.includes(".")) return name;
+  const ns = typeof schema.namespace === "string" ? schema.namespace : namespace;
+  return ns ? `${ns}.${name}` : name;
+}
+
+function namespaceOf(schema: { [key: string]: unknown }, namespace: string | undefined): string | undefined {
+  const full = fullName(schema, namespace);
+  const dot = full.lastIndexOf(".");
+  return dot < 0 ? undefined : full.slice(0, dot);
+}
+
+/** A reference by name replaced by its definition; `{"type": "int"}` by "int" unless it has a logical type. */
+function resolve(schema: AvroJson, namespace: string | undefined, names: Map<string, AvroJson>): AvroJson {
+  if (typeof schema === "string") {
+    if (PRIMITIVES.has(schema)) return schema;
+    const found = names.get(schema) ?? (namespace ? names.get(`${namespace}.${schema}`) : undefined);
+    if (found === undefined) throw new UnsupportedSchemaError(`the Avro schema names an unknown type ${schema}`);
+    return found;
+  }
+  if (Array.isArray(schema)) return schema;
+  if (typeof schema.type === "object" && schema.logicalType === undefined) {
+    return resolve(schema.type as AvroJson, namespace, names);
+  }
+  return schema;
+}
+
+/** A field's column type and value converter; undefined for a field that is always null. */
+function mapType(schema: AvroJson, namespace: string | undefined, names: Map<string, AvroJson>): Mapped | undefined {
+  const resolved = resolve(schema, namespace, names);
+  if (Array.isArray(resolved)) {
+    const branches = resolved.filter((b) => b !== "null");
+    if (branches.length === 0) return undefined;
+    if (branches.length === 1) return mapType(branches[0]!, namespace, names);
+    return { type: "string", convert: toJsonText };
+  }
+  if (typeof resolved === "string") return primitive(resolved);
+  const kind = resolved.type as string;
+  const logical = resolved.logicalType;
+  switch (kind) {
+    case "int":
+      if (logical === "date") return { type: "date", convert: identity };
+      if (logical === "time-millis") return { type: "time", convert: (v) => (v as number) * 1000 };
+      return primitive("int");
+    case "long":
+      switch (logical) {
+        case "time-micros":
+          return { type: "time", convert: toExact };
+        case "timestamp-millis":
+          return { type: "timestamptz", convert: millisToMicros };
+        case "timestamp-micros":
+          return { type: "timestamptz", convert: toExact };
+        case "local-timestamp-millis":
+          return { type: "timestamp", convert: millisToMicros };
+        case "local-timestamp-micros":
+          return { type: "timestamp", convert: toExact };
+        default:
+          return primitive("long");
+      }
+    case "string":
+      return logical === "uuid" ? { type: "uuid", convert: identity } : primitive("string");
+    case "bytes":
+      if (logical === "decimal") return decimalColumn(resolved);
+      return primitive("bytes");
+    case "fixed": {
+      if (logical === "decimal") return decimalColumn(resolved);
+      const size = Number(resolved.size);
+      if (logical === "uuid" && size === 16) return { type: "uuid", convert: copyBytes };
+      return { type: fixed(size), convert: copyBytes };
+    }
+    case "enum":
+      return { type: "string", convert: identity };
+    case "record":
+    case "error":
+    case "array":
+    case "map":
+      return { type: "string", convert: toJsonText };
+    default:
+      return primitive(kind);
+  }
+}
+
+function primitive(name: string): Mapped {
+  switch (name) {
+    case "boolean":
+    case "int":
+    case "float":
+    case "double":
+    case "string":
+      return { type: name, convert: identity };
+    case "long":
+      return { type: "long", convert: toExact };
+    case "bytes":
+      return { type: "binary", convert: copyBytes };
+    default:
+      throw new UnsupportedSchemaError(`the Avro type ${name} has no column type`);
+  }
+}
+
+function decimalColumn(schema: { [key: string]: unknown }): Mapped {
+  const precision = Number(schema.precision);
+  const scale = Number(schema.scale ?? 0);
+  if (precision > MAX_DECIMAL_PRECISION) {
+    // Iceberg's decimals hold 38 digits: a wider one keeps its exact digits as text.
+    return { type: "string", convert: (v) => decimalText(unscaled(v as Uint8Array), scale) };
+  }
+  return { type: decimal(precision, scale), convert: (v) => unscaled(v as Uint8Array) };
+}
+
+const identity: Convert = (value) => value as TypedValue;
+const toExact: Convert = (value) => exactInteger(value as bigint);
+const millisToMicros: Convert = (value) => exactInteger((value as bigint) * 1000n);
+/** The bytes out of the fetch buffer they were decoded from, which is not kept. */
+const copyBytes: Convert = (value) => Uint8Array.from(value as Uint8Array);
+const toJsonText: Convert = (value) => {
+  const json = toJson(value);
+  return typeof json === "string" ? json : jsonText(json);
+};
+
+/** A two's-complement big-endian integer (Avro's decimal encoding). */
+export function unscaled(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) return 0n;
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  return bytes[0]! & 0x80 ? value - (1n << BigInt(bytes.length * 8)) : value;
+}
+
+export function decimalText(value: bigint, scale: number): string {
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(scale + 1, "0");
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative ? `-${text}` : text;
+}
+
+/** An avsc value as JSON: bytes as base64, records and maps as objects. */
+function toJson(value: unknown): JsonValue {
+  if (value === null || typeof value !== "object") return value as JsonValue;
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+  if (Array.isArray(value)) return value.map(toJson);
+  const out: { [key: string]: JsonValue } = {};
+  for (const key of Object.keys(value)) out[key] = toJson((value as Record<string, unknown>)[key]);
+  return out;
+}
