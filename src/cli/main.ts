@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { registerCheck } from "./check.ts";
 import { registerConfig } from "./config-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { registerServe } from "./serve.ts";
 import { registerSync } from "./sync.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -17,5 +18,6 @@ const program = new Command("floe")
 registerSync(program);
 registerCheck(program);
 registerConfig(program);
+registerServe(program);
 
 await program.parseAsync(process.argv);
