@@ -274,7 +274,9 @@ export class LocalRunService implements RunService {
     if (!row) return undefined;
     const live = this.#byId.get(id);
     const report = live ? (live.report ?? null) : row.report ? (JSON.parse(row.report) as SyncReport) : null;
-    return { ...summary(row), report, progress: live ? [...live.progress.values()] : [] };
+    const shown = summary(row);
+    if (live) shown.messages = live.report?.messagesRead ?? 0;
+    return { ...shown, report, progress: live ? [...live.progress.values()] : [] };
   }
 
   logs(id: string): LogLine[] {
