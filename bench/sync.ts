@@ -20,8 +20,8 @@
 // seconds, and peak RSS (process.resourceUsage().maxRSS). --profile <dir> runs the children with
 // `node --cpu-prof --cpu-prof-dir <dir>`.
 //
-// A figure is printed only for a table that reads back right: after each run, DuckDB and
-// PyIceberg (the readers of the integration tests, dev/readers.ts) must each read as
+// A figure is printed only for a table that reads back right: after each run, DuckDB, PyIceberg
+// and Spark (the readers of the integration tests, dev/readers.ts) must each read as
 // many rows and distinct ids as the topic holds (append: one row per message; upsert: one per
 // id); otherwise the bench fails naming the engine and the counts.
 import { spawnSync } from "node:child_process";
@@ -30,7 +30,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapServers } from "../dev/kafka.ts";
-import { type Readers, startReaders, type TableRef } from "../dev/readers.ts";
+import { type Readers, restS3Table, startReaders, type TableRef } from "../dev/readers.ts";
 import { restS3Catalog } from "../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../dev/services/minio.ts";
 import { parseJob } from "../src/config/load-job.ts";
@@ -132,17 +132,20 @@ if (values["sync-once"] !== undefined) {
   await readers?.close();
 }
 
-/** Throws unless DuckDB and PyIceberg read the rows and distinct ids the topic's messages make. */
+/** Throws unless DuckDB, PyIceberg and Spark read the rows and distinct ids the topic's messages make. */
 async function verifyTable(f: Figures, run: number): Promise<void> {
   distinctIds ??= new Set(Array.from({ length: messages }, (_, n) => orderId(n))).size;
   const expected = { rows: f.mode === "append" ? messages : distinctIds, ids: distinctIds };
-  readers ??= await startReaders({ engines: ["duckdb", "pyiceberg"] });
+  readers ??= await startReaders({ s3: values.warehouse === "s3", sparkDriverMemory: "4g" });
   const warehouse = join(f.dir, "warehouse");
-  const ref: TableRef = {
-    catalog: { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" },
-    namespace: f.table.namespace,
-    table: f.table.name,
-  };
+  const ref: TableRef =
+    values.warehouse === "s3"
+      ? restS3Table(f.table.namespace, f.table.name)
+      : {
+          catalog: { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" },
+          namespace: f.table.namespace,
+          table: f.table.name,
+        };
   for (const engine of readers.engines) {
     const rows = await readers.rows(engine, ref, { columns: ["id"], orderBy: [] });
     const ids = new Set(rows.map((r) => r.id)).size;

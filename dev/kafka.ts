@@ -1,7 +1,14 @@
 // Kafka chores of the tests, the demo and the benchmarks, against the broker of
 // dev/services/kafka.ts (or, for a benchmark, the one it is given).
 // Each call opens its own client and closes it, so a test never leaks a connection.
-import { Admin, findErrorBy, ProduceAcks, Producer } from "@platformatic/kafka";
+import {
+  Admin,
+  ConfigResourceTypes,
+  findErrorBy,
+  IncrementalAlterConfigOperationTypes,
+  ProduceAcks,
+  Producer,
+} from "@platformatic/kafka";
 import { KafkaCluster } from "../src/kafka/connection.ts";
 import { brokerPort } from "./services/kafka/config.ts";
 
@@ -69,6 +76,21 @@ export async function deleteTopic(name: string, broker = bootstrapServers): Prom
       async () => !(await admin.listTopics()).includes(name),
     );
   });
+}
+
+/** Sets a topic's configuration entry (retention.ms, say). */
+export async function setTopicConfig(topic: string, name: string, value: string, broker = bootstrapServers) {
+  await withAdmin(broker, (admin) =>
+    admin.incrementalAlterConfigs({
+      resources: [
+        {
+          resourceType: ConfigResourceTypes.TOPIC,
+          resourceName: topic,
+          configs: [{ name, configOperation: IncrementalAlterConfigOperationTypes.SET, value }],
+        },
+      ],
+    }),
+  );
 }
 
 /** Produces the messages in order, acknowledged by the broker before this resolves. */

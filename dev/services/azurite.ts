@@ -5,18 +5,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BlobServiceClient, RestError, StorageSharedKeyCredential } from "@azure/storage-blob";
-import {
-  daemonPid,
-  isPortOpen,
-  localDir,
-  root,
-  type Service,
-  ServiceError,
-  type ServiceStatus,
-  spawnDaemon,
-  stopDaemon,
-  waitFor,
-} from "./lib.ts";
+import { daemonService, isPortOpen, localDir, root, type Service, ServiceError, spawnDaemon } from "./lib.ts";
 
 const name = "azurite";
 const home = join(localDir, "azurite");
@@ -56,63 +45,39 @@ export async function createContainer(container: string): Promise<void> {
   }
 }
 
-export const azuriteService: Service = {
+function install(): void {
+  if (!existsSync(main))
+    throw new ServiceError(name, `${main} is missing; run npm install (azurite is a devDependency)`);
+}
+
+export const azuriteService: Service = daemonService({
   name,
-
-  async install() {
-    if (!existsSync(main))
-      throw new ServiceError(name, `${main} is missing; run npm install (azurite is a devDependency)`);
+  endpoint: azurite.accountUrl,
+  waitingFor: `${azurite.accountUrl} to answer`,
+  ports: [port],
+  portSetting: "FLOE_TEST_AZURITE_PORT",
+  healthy,
+  install,
+  launch() {
+    mkdirSync(home, { recursive: true });
+    return spawnDaemon(
+      name,
+      process.execPath,
+      [
+        main,
+        "--blobHost",
+        "127.0.0.1",
+        "--blobPort",
+        String(port),
+        "--location",
+        home,
+        // The SDK may speak a newer service version than Azurite knows; the calls floe makes exist in both.
+        "--skipApiVersionCheck",
+        "--disableProductStyleUrl",
+      ],
+      { cwd: home },
+    );
   },
-
-  async start() {
-    if (!(await healthy())) {
-      let pid = daemonPid(name);
-      if (pid === undefined) {
-        if (await isPortOpen(port)) {
-          throw new ServiceError(
-            name,
-            `127.0.0.1:${port} is taken by a process that is not this Azurite; stop it or set FLOE_TEST_AZURITE_PORT`,
-          );
-        }
-        await this.install();
-        mkdirSync(home, { recursive: true });
-        pid = spawnDaemon(
-          name,
-          process.execPath,
-          [
-            main,
-            "--blobHost",
-            "127.0.0.1",
-            "--blobPort",
-            String(port),
-            "--location",
-            home,
-            // The SDK may speak a newer service version than Azurite knows; the calls floe makes exist in both.
-            "--skipApiVersionCheck",
-            "--disableProductStyleUrl",
-          ],
-          { cwd: home },
-        );
-      }
-      await waitFor(name, `${azurite.accountUrl} to answer`, healthy, { pid, timeoutMs: 60_000 });
-    }
-    await createContainer(azurite.container);
-  },
-
-  async stop() {
-    await stopDaemon(name);
-  },
-
-  async status(): Promise<ServiceStatus> {
-    const pid = daemonPid(name);
-    if (await healthy()) {
-      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return { running: true, detail: `${azurite.accountUrl} (${owner}), data ${home}` };
-    }
-    return {
-      running: false,
-      detail:
-        pid === undefined ? `nothing answers at ${azurite.accountUrl}` : `pid ${pid} is alive but not healthy yet`,
-    };
-  },
-};
+  ready: () => createContainer(azurite.container),
+  detail: `data ${home}`,
+});

@@ -3,20 +3,9 @@
 // from the Go module proxy at a pinned version; the binary is kept under .local/fake-gcs-server/,
 // named by the version. It takes any bearer token, so the tests check that floe sends one, not
 // that GCS would accept it.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import {
-  daemonPid,
-  goInstall,
-  isPortOpen,
-  localDir,
-  type Service,
-  ServiceError,
-  type ServiceStatus,
-  spawnDaemon,
-  stopDaemon,
-  waitFor,
-} from "./lib.ts";
+import { daemonService, goInstall, localDir, type Service, ServiceError, spawnDaemon } from "./lib.ts";
 
 const name = "fake-gcs-server";
 export const FAKE_GCS_SERVER_VERSION = "v1.56.1";
@@ -76,69 +65,42 @@ export async function gcsObjectNames(prefix: string, bucket = fakeGcs.bucket): P
   return names;
 }
 
-export const fakeGcsService: Service = {
+export const fakeGcsService: Service = daemonService({
   name,
-
-  async install() {
-    installBinary();
+  endpoint: fakeGcs.endpoint,
+  waitingFor: `${fakeGcs.endpoint} to answer the JSON API`,
+  ports: [port],
+  portSetting: "FLOE_TEST_FAKE_GCS_PORT",
+  healthy,
+  install: installBinary,
+  binary,
+  launch() {
+    mkdirSync(dataDir, { recursive: true });
+    return spawnDaemon(
+      name,
+      binary,
+      [
+        "-scheme",
+        "http",
+        "-host",
+        "127.0.0.1",
+        "-port",
+        String(port),
+        "-backend",
+        "filesystem",
+        "-filesystem-root",
+        dataDir,
+        // Resumable upload sessions are handed out under this URL.
+        "-external-url",
+        fakeGcs.endpoint,
+        "-public-host",
+        `127.0.0.1:${port}`,
+        "-log-level",
+        "warn",
+      ],
+      { cwd: home },
+    );
   },
-
-  async start() {
-    if (!(await healthy())) {
-      let pid = daemonPid(name);
-      if (pid === undefined) {
-        if (await isPortOpen(port)) {
-          throw new ServiceError(
-            name,
-            `127.0.0.1:${port} is taken by a process that is not this fake-gcs-server; stop it or set FLOE_TEST_FAKE_GCS_PORT`,
-          );
-        }
-        installBinary();
-        mkdirSync(dataDir, { recursive: true });
-        pid = spawnDaemon(
-          name,
-          binary,
-          [
-            "-scheme",
-            "http",
-            "-host",
-            "127.0.0.1",
-            "-port",
-            String(port),
-            "-backend",
-            "filesystem",
-            "-filesystem-root",
-            dataDir,
-            // Resumable upload sessions are handed out under this URL.
-            "-external-url",
-            fakeGcs.endpoint,
-            "-public-host",
-            `127.0.0.1:${port}`,
-            "-log-level",
-            "warn",
-          ],
-          { cwd: home },
-        );
-      }
-      await waitFor(name, `${fakeGcs.endpoint} to answer the JSON API`, healthy, { pid, timeoutMs: 60_000 });
-    }
-    await createGcsBucket(fakeGcs.bucket);
-  },
-
-  async stop() {
-    await stopDaemon(name);
-  },
-
-  async status(): Promise<ServiceStatus> {
-    const pid = daemonPid(name);
-    if (await healthy()) {
-      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return { running: true, detail: `${fakeGcs.endpoint} (${owner}), data ${dataDir}` };
-    }
-    if (!existsSync(binary)) return { running: false, detail: `not built: ${binary}` };
-    return {
-      running: false,
-      detail: pid === undefined ? `nothing answers at ${fakeGcs.endpoint}` : `pid ${pid} is alive but not healthy yet`,
-    };
-  },
-};
+  ready: () => createGcsBucket(fakeGcs.bucket),
+  detail: `data ${dataDir}`,
+});

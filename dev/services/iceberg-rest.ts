@@ -10,17 +10,13 @@ import { delimiter, join, resolve } from "node:path";
 import {
   buildBeside,
   copyMavenJars,
-  daemonPid,
-  isPortOpen,
+  daemonService,
   localDir,
   requireCommand,
   root,
   runStep,
   type Service,
-  ServiceError,
   spawnDaemon,
-  stopDaemon,
-  waitFor,
 } from "./lib.ts";
 
 const name = "iceberg-rest";
@@ -41,16 +37,6 @@ export const restCatalog = {
   /** The SQLite file of the JDBC backend; its catalog name (catalog_name column) is "rest_backend". */
   database: join(home, "catalog.db"),
 };
-
-async function healthy(): Promise<boolean> {
-  try {
-    const response = await fetch(`${restCatalog.uri}/v1/config`, { signal: AbortSignal.timeout(1000) });
-    await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The fixture's jars (libs/) and the compiled launcher (classes/), in a directory named by the
@@ -74,79 +60,88 @@ export function installServer(): string {
   return [join(dir, "libs", "*"), join(dir, "classes")].join(delimiter);
 }
 
-export const icebergRest: Service = {
-  name,
-
-  async install() {
-    installServer();
-  },
-
-  async start() {
-    if (await healthy()) return;
-    // Another test run may have spawned it a moment ago: wait for that one rather than race it
-    // for the port.
-    const starting = daemonPid(name);
-    if (starting !== undefined) {
-      await waitFor(name, `GET ${restCatalog.uri}/v1/config`, healthy, { pid: starting, timeoutMs: 60_000 });
-      return;
+/** `GET <uri>/v1/config` answers: the fixture is up. */
+function configAnswers(uri: string): () => Promise<boolean> {
+  return async () => {
+    try {
+      const response = await fetch(`${uri}/v1/config`, { signal: AbortSignal.timeout(1000) });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
     }
-    if (await isPortOpen(port)) {
-      throw new ServiceError(
-        name,
-        `port ${port} is taken by a process that does not answer GET /v1/config; stop it or set FLOE_TEST_REST_PORT`,
-      );
-    }
-    requireCommand(name, "java", ["-version"]);
-    const classpath = installServer();
-    mkdirSync(restCatalog.warehouse, { recursive: true });
-    // The fixture turns every CATALOG_* variable into a catalog property (CATALOG_REST_PORT ->
-    // rest.port); it already defaults to the JdbcCatalog with jdbc.schema-version=V1 (views).
-    const pid = spawnDaemon(
-      name,
-      "java",
-      [
-        // It shares a 2-core machine with Kafka and Spark; a catalog of test tables needs little.
-        "-Xmx512m",
-        // An IPv4 socket on 127.0.0.1 rather than a dual-stack one on ::ffff:127.0.0.1: the same
-        // reach, and what `ss -ltn` shows is plainly the loopback address.
-        "-Djava.net.preferIPv4Stack=true",
-        "-cp",
-        classpath,
-        launcherClass,
-      ],
-      {
-        cwd: home,
-        env: {
-          CATALOG_URI: `jdbc:sqlite:file:${restCatalog.database}`,
-          CATALOG_WAREHOUSE: restCatalog.warehouse,
-          CATALOG_REST_PORT: String(port),
-          // One JDBC connection: with the default pool of two, a burst of concurrent requests
-          // makes SQLite answer SQLITE_BUSY (500s), after which the database stayed locked for
-          // every later request until a restart.
-          CATALOG_CLIENTS: "1",
+  };
+}
+
+/**
+ * One instance of the fixture as a service: its name, port (and the variable that moves it),
+ * and the CATALOG_* variables the fixture turns into catalog properties (CATALOG_REST_PORT ->
+ * rest.port). It already defaults to the JdbcCatalog with jdbc.schema-version=V1 (views).
+ */
+export function restFixtureService(fixture: {
+  name: string;
+  home: string;
+  uri: string;
+  port: number;
+  portSetting: string;
+  database: string;
+  warehouse: string;
+  /** Made before the start: a local warehouse directory, or the fixture's home. */
+  directory: string;
+  catalogEnv?: Record<string, string>;
+}): Service {
+  return daemonService({
+    name: fixture.name,
+    endpoint: fixture.uri,
+    waitingFor: `GET ${fixture.uri}/v1/config`,
+    ports: [fixture.port],
+    portSetting: fixture.portSetting,
+    healthy: configAnswers(fixture.uri),
+    install() {
+      requireCommand(fixture.name, "java", ["-version"]);
+      installServer();
+    },
+    launch() {
+      mkdirSync(fixture.directory, { recursive: true });
+      return spawnDaemon(
+        fixture.name,
+        "java",
+        [
+          // It shares a 2-core machine with Kafka and Spark; a catalog of test tables needs little.
+          "-Xmx512m",
+          // An IPv4 socket on 127.0.0.1 rather than a dual-stack one on ::ffff:127.0.0.1: the same
+          // reach, and what `ss -ltn` shows is plainly the loopback address.
+          "-Djava.net.preferIPv4Stack=true",
+          "-cp",
+          installServer(),
+          launcherClass,
+        ],
+        {
+          cwd: fixture.home,
+          env: {
+            CATALOG_URI: `jdbc:sqlite:file:${fixture.database}`,
+            CATALOG_WAREHOUSE: fixture.warehouse,
+            CATALOG_REST_PORT: String(fixture.port),
+            // One JDBC connection: with the default pool of two, a burst of concurrent requests
+            // makes SQLite answer SQLITE_BUSY (500s), after which the database stayed locked for
+            // every later request until a restart.
+            CATALOG_CLIENTS: "1",
+            ...fixture.catalogEnv,
+          },
         },
-      },
-    );
-    await waitFor(name, `GET ${restCatalog.uri}/v1/config`, healthy, { pid, timeoutMs: 60_000 });
-  },
+      );
+    },
+    detail: `warehouse ${fixture.warehouse}`,
+  });
+}
 
-  async stop() {
-    await stopDaemon(name);
-  },
-
-  async status() {
-    if (await healthy()) {
-      const pid = daemonPid(name);
-      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return { running: true, detail: `${restCatalog.uri} (${owner}), warehouse ${restCatalog.warehouse}` };
-    }
-    const pid = daemonPid(name);
-    return {
-      running: false,
-      detail:
-        pid === undefined
-          ? `nothing answers at ${restCatalog.uri}`
-          : `pid ${pid} is alive but ${restCatalog.uri}/v1/config does not answer`,
-    };
-  },
-};
+export const icebergRest: Service = restFixtureService({
+  name,
+  home,
+  uri: restCatalog.uri,
+  port,
+  portSetting: "FLOE_TEST_REST_PORT",
+  database: restCatalog.database,
+  warehouse: restCatalog.warehouse,
+  directory: restCatalog.warehouse,
+});

@@ -244,3 +244,80 @@ export function copyMavenJars(
 function fileDigest(file: string): string {
   return createHash("sha256").update(readFileSync(file)).digest("hex");
 }
+
+/** What differs between the daemons of the tests; `daemonService` does the rest the same way. */
+export interface DaemonSpec {
+  name: string;
+  /** Where it answers, for status lines ("http://127.0.0.1:9000"). */
+  endpoint: string;
+  /** What start waits for, for messages ("http://127.0.0.1:9000 to take the root credentials"). */
+  waitingFor: string;
+  /** Every port it listens on: one already taken by a stranger fails the start naming `portSetting`. */
+  ports: readonly number[];
+  /** The environment variable(s) that move its ports. */
+  portSetting: string;
+  /** It answers, and is ours (takes our credentials). */
+  healthy(): Promise<boolean>;
+  /** Fetches or builds what it runs; idempotent. */
+  install(): void | Promise<void>;
+  /** The installed binary; status says "not built" while it is missing. */
+  binary?: string;
+  /** Spawns it (spawnDaemon) once installed; returns the pid. */
+  launch(): number;
+  /** Once healthy, every start: the buckets or containers the tests expect. Idempotent. */
+  ready?(): Promise<void>;
+  /** More of the status line of a running service ("data .local/minio/data"). */
+  detail: string;
+  timeoutMs?: number;
+}
+
+/**
+ * A daemon of the tests as a Service: start leaves one that already answers alone (whoever
+ * started it), refuses a port taken by another process, and waits for health or the daemon's
+ * exit; stop signals the process group the scripts started.
+ */
+export function daemonService(spec: DaemonSpec): Service {
+  const { name } = spec;
+  return {
+    name,
+    async install() {
+      await spec.install();
+    },
+    async start() {
+      if (!(await spec.healthy())) {
+        let pid = daemonPid(name);
+        if (pid === undefined) {
+          for (const port of spec.ports) {
+            if (await isPortOpen(port)) {
+              throw new ServiceError(
+                name,
+                `127.0.0.1:${port} is taken by a process that is not this ${name}; stop it or set ${spec.portSetting}`,
+              );
+            }
+          }
+          await spec.install();
+          pid = spec.launch();
+        }
+        await waitFor(name, spec.waitingFor, () => spec.healthy(), { pid, timeoutMs: spec.timeoutMs ?? 60_000 });
+      }
+      await spec.ready?.();
+    },
+    async stop() {
+      await stopDaemon(name);
+    },
+    async status(): Promise<ServiceStatus> {
+      const pid = daemonPid(name);
+      if (await spec.healthy()) {
+        const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
+        return { running: true, detail: `${spec.endpoint} (${owner}), ${spec.detail}` };
+      }
+      if (spec.binary !== undefined && !existsSync(spec.binary)) {
+        return { running: false, detail: `not built: ${spec.binary}` };
+      }
+      return {
+        running: false,
+        detail: pid === undefined ? `nothing answers at ${spec.endpoint}` : `pid ${pid} is alive but not healthy yet`,
+      };
+    },
+  };
+}

@@ -5,21 +5,10 @@
 //
 // The root credentials are fixed test values: the server listens on loopback only. Temporary
 // credentials come from its STS endpoint (AssumeRole, signed with the root credentials).
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CreateBucketCommand, ListBucketsCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import {
-  daemonPid,
-  goInstall,
-  isPortOpen,
-  localDir,
-  type Service,
-  ServiceError,
-  type ServiceStatus,
-  spawnDaemon,
-  stopDaemon,
-  waitFor,
-} from "./lib.ts";
+import { daemonService, goInstall, localDir, type Service, spawnDaemon } from "./lib.ts";
 
 const name = "minio";
 /** A pinned commit of github.com/minio/minio (its pseudo-version): the server does not change under the tests. */
@@ -95,71 +84,34 @@ async function createBucket(bucket: string): Promise<void> {
   }
 }
 
-export const minioService: Service = {
+export const minioService: Service = daemonService({
   name,
-
-  async install() {
-    installBinary();
+  endpoint: minio.endpoint,
+  waitingFor: `${minio.endpoint} to take the root credentials`,
+  ports: [port, consolePort],
+  portSetting: "FLOE_TEST_MINIO_PORT / FLOE_TEST_MINIO_CONSOLE_PORT",
+  healthy,
+  install: installBinary,
+  binary,
+  launch() {
+    mkdirSync(dataDir, { recursive: true });
+    return spawnDaemon(
+      name,
+      binary,
+      ["server", "--quiet", "--address", `127.0.0.1:${port}`, "--console-address", `127.0.0.1:${consolePort}`, dataDir],
+      {
+        cwd: home,
+        env: {
+          MINIO_ROOT_USER: minio.rootUser,
+          MINIO_ROOT_PASSWORD: minio.rootPassword,
+          MINIO_SITE_REGION: minio.region,
+          // Nothing leaves the machine: no update checks, no call-home.
+          MINIO_UPDATE: "off",
+          MINIO_CALLHOME_ENABLE: "off",
+        },
+      },
+    );
   },
-
-  async start() {
-    if (!(await healthy())) {
-      let pid = daemonPid(name);
-      if (pid === undefined) {
-        for (const p of [port, consolePort]) {
-          if (await isPortOpen(p)) {
-            throw new ServiceError(
-              name,
-              `127.0.0.1:${p} is taken by a process that is not this MinIO; stop it or set FLOE_TEST_MINIO_PORT / FLOE_TEST_MINIO_CONSOLE_PORT`,
-            );
-          }
-        }
-        installBinary();
-        mkdirSync(dataDir, { recursive: true });
-        pid = spawnDaemon(
-          name,
-          binary,
-          [
-            "server",
-            "--quiet",
-            "--address",
-            `127.0.0.1:${port}`,
-            "--console-address",
-            `127.0.0.1:${consolePort}`,
-            dataDir,
-          ],
-          {
-            cwd: home,
-            env: {
-              MINIO_ROOT_USER: minio.rootUser,
-              MINIO_ROOT_PASSWORD: minio.rootPassword,
-              MINIO_SITE_REGION: minio.region,
-              // Nothing leaves the machine: no update checks, no call-home.
-              MINIO_UPDATE: "off",
-              MINIO_CALLHOME_ENABLE: "off",
-            },
-          },
-        );
-      }
-      await waitFor(name, `${minio.endpoint} to take the root credentials`, healthy, { pid, timeoutMs: 60_000 });
-    }
-    await createBucket(minio.warehouseBucket);
-  },
-
-  async stop() {
-    await stopDaemon(name);
-  },
-
-  async status(): Promise<ServiceStatus> {
-    const pid = daemonPid(name);
-    if (await healthy()) {
-      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return { running: true, detail: `${minio.endpoint} (${owner}), data ${dataDir}` };
-    }
-    if (!existsSync(binary)) return { running: false, detail: `not built: ${binary}` };
-    return {
-      running: false,
-      detail: pid === undefined ? `nothing answers at ${minio.endpoint}` : `pid ${pid} is alive but not healthy yet`,
-    };
-  },
-};
+  ready: () => createBucket(minio.warehouseBucket),
+  detail: `data ${dataDir}`,
+});

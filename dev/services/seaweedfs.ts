@@ -18,17 +18,13 @@ import { join } from "node:path";
 import { SignatureV4 } from "@smithy/signature-v4";
 import {
   buildInPlace,
-  daemonPid,
-  isPortOpen,
+  daemonService,
   localDir,
   requireCommand,
   runStep,
   type Service,
   ServiceError,
-  type ServiceStatus,
   spawnDaemon,
-  stopDaemon,
-  waitFor,
 } from "./lib.ts";
 import { Sha256 } from "./minio-sts.ts";
 
@@ -199,90 +195,58 @@ async function healthy(): Promise<boolean> {
   }
 }
 
-export const seaweedfsService: Service = {
+/** Every listener of the mini cluster, each gRPC one included. */
+const allPorts = [
+  ...Object.values(ports),
+  ...[ports.s3, ports.master, ports.volume, ports.filer, ports.admin].map((p) => p + GRPC_OFFSET),
+];
+
+export const seaweedfsService: Service = daemonService({
   name,
-
-  async install() {
-    installBinary();
+  endpoint: `catalog ${seaweedfs.catalogUri}, S3 ${seaweedfs.s3Endpoint}`,
+  waitingFor: `${seaweedfs.catalogUri} and the S3 Tables API to answer`,
+  ports: allPorts,
+  portSetting: "FLOE_TEST_SEAWEEDFS_*_PORT",
+  healthy,
+  install: installBinary,
+  binary,
+  launch() {
+    writeIamConfig();
+    mkdirSync(dataDir, { recursive: true });
+    return spawnDaemon(
+      name,
+      binary,
+      [
+        "mini",
+        "-ip=127.0.0.1",
+        "-ip.bind=127.0.0.1",
+        `-dir=${dataDir}`,
+        `-master.port=${ports.master}`,
+        `-master.port.grpc=${ports.master + GRPC_OFFSET}`,
+        // Nothing leaves the machine.
+        "-master.telemetry=false",
+        `-volume.port=${ports.volume}`,
+        `-volume.port.grpc=${ports.volume + GRPC_OFFSET}`,
+        `-filer.port=${ports.filer}`,
+        `-filer.port.grpc=${ports.filer + GRPC_OFFSET}`,
+        `-s3.port=${ports.s3}`,
+        `-s3.port.grpc=${ports.s3 + GRPC_OFFSET}`,
+        `-s3.port.iceberg=${ports.iceberg}`,
+        "-s3.port.lance=0",
+        `-s3.config=${iamConfig}`,
+        `-s3.iam.config=${iamConfig}`,
+        `-s3.iceberg.credentialRole=${seaweedfs.credentialRole}`,
+        `-s3.externalUrl=${seaweedfs.s3Endpoint}`,
+        `-admin.port=${ports.admin}`,
+        `-admin.port.grpc=${ports.admin + GRPC_OFFSET}`,
+        "-admin.port.legacy=0",
+        "-admin.ui=false",
+        "-webdav=false",
+      ],
+      { cwd: home },
+    );
   },
-
-  async start() {
-    if (!(await healthy())) {
-      let pid = daemonPid(name);
-      if (pid === undefined) {
-        for (const port of [
-          ...Object.values(ports),
-          ...[ports.s3, ports.master, ports.volume, ports.filer, ports.admin].map((p) => p + GRPC_OFFSET),
-        ]) {
-          if (await isPortOpen(port)) {
-            throw new ServiceError(
-              name,
-              `127.0.0.1:${port} is taken by a process that is not this SeaweedFS; stop it or set FLOE_TEST_SEAWEEDFS_*_PORT`,
-            );
-          }
-        }
-        installBinary();
-        writeIamConfig();
-        mkdirSync(dataDir, { recursive: true });
-        pid = spawnDaemon(
-          name,
-          binary,
-          [
-            "mini",
-            "-ip=127.0.0.1",
-            "-ip.bind=127.0.0.1",
-            `-dir=${dataDir}`,
-            `-master.port=${ports.master}`,
-            `-master.port.grpc=${ports.master + GRPC_OFFSET}`,
-            // Nothing leaves the machine.
-            "-master.telemetry=false",
-            `-volume.port=${ports.volume}`,
-            `-volume.port.grpc=${ports.volume + GRPC_OFFSET}`,
-            `-filer.port=${ports.filer}`,
-            `-filer.port.grpc=${ports.filer + GRPC_OFFSET}`,
-            `-s3.port=${ports.s3}`,
-            `-s3.port.grpc=${ports.s3 + GRPC_OFFSET}`,
-            `-s3.port.iceberg=${ports.iceberg}`,
-            "-s3.port.lance=0",
-            `-s3.config=${iamConfig}`,
-            `-s3.iam.config=${iamConfig}`,
-            `-s3.iceberg.credentialRole=${seaweedfs.credentialRole}`,
-            `-s3.externalUrl=${seaweedfs.s3Endpoint}`,
-            `-admin.port=${ports.admin}`,
-            `-admin.port.grpc=${ports.admin + GRPC_OFFSET}`,
-            "-admin.port.legacy=0",
-            "-admin.ui=false",
-            "-webdav=false",
-          ],
-          { cwd: home },
-        );
-      }
-      await waitFor(name, `${seaweedfs.catalogUri} and the S3 Tables API to answer`, healthy, {
-        pid,
-        timeoutMs: 120_000,
-      });
-    }
-    await createTableBucket(seaweedfs.tableBucket);
-  },
-
-  async stop() {
-    await stopDaemon(name);
-  },
-
-  async status(): Promise<ServiceStatus> {
-    const pid = daemonPid(name);
-    if (await healthy()) {
-      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return {
-        running: true,
-        detail: `catalog ${seaweedfs.catalogUri}, S3 ${seaweedfs.s3Endpoint} (${owner}), data ${dataDir}`,
-      };
-    }
-    if (!existsSync(binary)) return { running: false, detail: `not built: ${binary}` };
-    return {
-      running: false,
-      detail:
-        pid === undefined ? `nothing answers at ${seaweedfs.catalogUri}` : `pid ${pid} is alive but not healthy yet`,
-    };
-  },
-};
+  ready: () => createTableBucket(seaweedfs.tableBucket),
+  detail: `data ${dataDir}`,
+  timeoutMs: 120_000,
+});

@@ -2,21 +2,10 @@
 // here over a plain directory: its posix backend), so that floe's S3 FileIO is not tuned to
 // MinIO's reading of the protocol alone. Built from the Go module proxy at a pinned version,
 // the binary kept under .local/versitygw/, named by the version; data in .local/versitygw/data.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CreateBucketCommand, ListBucketsCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import {
-  daemonPid,
-  goInstall,
-  isPortOpen,
-  localDir,
-  type Service,
-  ServiceError,
-  type ServiceStatus,
-  spawnDaemon,
-  stopDaemon,
-  waitFor,
-} from "./lib.ts";
+import { daemonService, goInstall, isPortOpen, localDir, type Service, spawnDaemon } from "./lib.ts";
 
 const name = "versitygw";
 export const VERSITYGW_VERSION = "v1.8.0";
@@ -78,64 +67,36 @@ async function createBucket(bucket: string): Promise<void> {
   }
 }
 
-export const versitygwService: Service = {
+export const versitygwService: Service = daemonService({
   name,
-
-  async install() {
-    installBinary();
+  endpoint: versitygw.endpoint,
+  waitingFor: `${versitygw.endpoint} to take the root credentials`,
+  ports: [port],
+  portSetting: "FLOE_TEST_VERSITYGW_PORT",
+  healthy,
+  install: installBinary,
+  binary,
+  launch() {
+    mkdirSync(dataDir, { recursive: true });
+    return spawnDaemon(
+      name,
+      binary,
+      [
+        "--quiet",
+        "--access",
+        versitygw.rootUser,
+        "--secret",
+        versitygw.rootPassword,
+        "--region",
+        versitygw.region,
+        "--port",
+        `127.0.0.1:${port}`,
+        "posix",
+        dataDir,
+      ],
+      { cwd: home },
+    );
   },
-
-  async start() {
-    if (!(await healthy())) {
-      let pid = daemonPid(name);
-      if (pid === undefined) {
-        if (await isPortOpen(port)) {
-          throw new ServiceError(
-            name,
-            `127.0.0.1:${port} is taken by a process that is not this versitygw; stop it or set FLOE_TEST_VERSITYGW_PORT`,
-          );
-        }
-        installBinary();
-        mkdirSync(dataDir, { recursive: true });
-        pid = spawnDaemon(
-          name,
-          binary,
-          [
-            "--quiet",
-            "--access",
-            versitygw.rootUser,
-            "--secret",
-            versitygw.rootPassword,
-            "--region",
-            versitygw.region,
-            "--port",
-            `127.0.0.1:${port}`,
-            "posix",
-            dataDir,
-          ],
-          { cwd: home },
-        );
-      }
-      await waitFor(name, `${versitygw.endpoint} to take the root credentials`, healthy, { pid, timeoutMs: 60_000 });
-    }
-    await createBucket(versitygw.bucket);
-  },
-
-  async stop() {
-    await stopDaemon(name);
-  },
-
-  async status(): Promise<ServiceStatus> {
-    const pid = daemonPid(name);
-    if (await healthy()) {
-      const owner = pid === undefined ? "not started by these scripts" : `pid ${pid}`;
-      return { running: true, detail: `${versitygw.endpoint} (${owner}), data ${dataDir}` };
-    }
-    if (!existsSync(binary)) return { running: false, detail: `not built: ${binary}` };
-    return {
-      running: false,
-      detail:
-        pid === undefined ? `nothing answers at ${versitygw.endpoint}` : `pid ${pid} is alive but not healthy yet`,
-    };
-  },
-};
+  ready: () => createBucket(versitygw.bucket),
+  detail: `data ${dataDir}`,
+});

@@ -10,14 +10,14 @@ import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { secureHeaders } from "hono/secure-headers";
 import type { ConfigStore } from "../service/config-store.ts";
-import type { RunService } from "../service/local-runs.ts";
+import type { UiRuns } from "../service/ui-runs.ts";
 import type { Auth } from "./auth.ts";
 import { mount, openApiDocument, reply } from "./route-table.ts";
 import { apiRoutes } from "./routes.ts";
 
 export interface AppOptions {
   store: ConfigStore;
-  runs: RunService;
+  runs: UiRuns;
   auth: Auth;
   /** host:port the server listens on: the Host and Origin a browser must send. */
   listen: { host: string; port: number };

@@ -3,7 +3,9 @@ import { setCookie } from "hono/cookie";
 import { z } from "zod";
 import { ENGINE_SUPPORT, engineConflicts, TARGET_ENGINES } from "../config/target-engines.ts";
 import { destinationRecord, jobRecord, type Kind, sourceRecord } from "../service/config-store.ts";
-import { checkSchedule, nextRuns, SCHEDULE_PRESETS } from "../service/schedule-spec.ts";
+import { JobBusyError } from "../service/job-lock.ts";
+import { previewSchedule, SCHEDULE_PRESETS } from "../service/schedule-spec.ts";
+import type { RunRecord } from "../state/run-store.ts";
 import type { AppOptions } from "./app.ts";
 import { type AnyRoute, ApiError, defineRoute, errorSchema, json } from "./route-table.ts";
 import * as S from "./schemas.ts";
@@ -35,9 +37,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         201: { description: "Created", schema: shown },
         409: { description: "The name is taken", schema: errorSchema },
       },
-      handler: ({ body, caller }) => {
+      handler: async ({ body, caller }) => {
         const saved = store.save(kind, body, caller.actor);
-        if (kind === "job") runs.reschedule(String(saved["name"]));
+        if (kind === "job") await runs.reschedule(String(saved["name"]));
         return json(saved, 201);
       },
     }),
@@ -57,9 +59,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       body: z.unknown(),
       bodyDoc: record,
       responses: { ...ok(shown), ...named(kind) },
-      handler: ({ params, body, caller }) => {
+      handler: async ({ params, body, caller }) => {
         const saved = store.save(kind, body, caller.actor, params["name"]);
-        if (kind === "job") runs.reschedule(params["name"]!);
+        if (kind === "job") await runs.reschedule(params["name"]!);
         return json(saved);
       },
     }),
@@ -73,14 +75,14 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         ...named(kind),
         409: { description: "Still used by a job", schema: errorSchema },
       },
-      handler: ({ params, caller }) => {
+      handler: async ({ params, caller }) => {
         if (kind === "job" && runs.runningRun(params["name"]!)) {
           throw new ApiError(409, `job ${params["name"]} is running; cancel the run first`, [
             { path: "name", message: "running" },
           ]);
         }
         store.delete(kind, params["name"]!, caller.actor);
-        if (kind === "job") runs.reschedule(params["name"]!);
+        if (kind === "job") await runs.reschedule(params["name"]!);
         return { status: 204 };
       },
     }),
@@ -88,7 +90,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
 
   const jobRow = (name: string) => {
     const job = store.get("job", name);
-    const [last] = runs.listRuns(name, 1);
+    const [last] = runs.runs(name, 1);
     const lag = runs.lagSamples(name);
     const lastAt = lag.at(-1)?.at;
     return {
@@ -97,7 +99,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       destination: String(job["destination"]),
       schedule: typeof job["schedule"] === "string" ? job["schedule"] : null,
       paused: job["paused"] === true,
-      lastRun: last ?? null,
+      lastRun: last ? runSummary(last) : null,
       runningRun: runs.runningRun(name) ?? null,
       nextRun: runs.nextRun(name)?.toISOString() ?? null,
       lag: lastAt === undefined ? null : lag.filter((s) => s.at === lastAt).reduce((sum, s) => sum + s.lag, 0),
@@ -105,9 +107,15 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
   };
 
   const runOf = (id: string) => {
-    const run = runs.getRun(id);
+    const run = runs.run(id);
     if (!run) throw new ApiError(404, `no run ${id}`, [{ path: "id", message: "unknown run" }]);
-    return run;
+    const summary = runSummary(run.record);
+    return {
+      ...summary,
+      messages: run.liveMessages ?? summary.messages,
+      report: { status: run.record.outcome, tables: run.record.tables, messagesRead: run.record.messages },
+      progress: run.progress,
+    };
   };
 
   const logQuery = z.object({
@@ -117,8 +125,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
   const filteredLogs = (id: string, query: z.infer<typeof logQuery>) => {
     runOf(id);
     const q = query.q?.toLowerCase();
-    return runs
+    return runs.store
       .logs(id)
+      .map((l) => ({ seq: l.seq, at: new Date(l.at).toISOString(), level: levelName(l.level), msg: l.msg }))
       .filter((l) => query.errors !== "true" || l.level === "error" || l.level === "warn")
       .filter((l) => q === undefined || l.msg.toLowerCase().includes(q));
   };
@@ -246,10 +255,10 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         }),
       ),
       handler: ({ body }) => {
-        const error = checkSchedule(body.schedule) ?? null;
+        const { error, next: times } = previewSchedule(body.schedule, 3);
         return json({
           error,
-          next: error ? [] : nextRuns(body.schedule, 3).map((d) => d.toISOString()),
+          next: times.map((d) => d.toISOString()),
           presets: SCHEDULE_PRESETS,
         });
       },
@@ -276,12 +285,12 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         201: { description: "Imported", schema: S.jobShown },
         409: { description: "A name is taken", schema: errorSchema },
       },
-      handler: ({ body, caller }) => {
+      handler: async ({ body, caller }) => {
         const saved = store.importJob(body.yaml, caller.actor, {
           ...(body.source ? { source: body.source } : {}),
           ...(body.destination ? { destination: body.destination } : {}),
         });
-        runs.reschedule(String(saved["name"]));
+        await runs.reschedule(String(saved["name"]));
         return json(saved, 201);
       },
     }),
@@ -303,10 +312,20 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       path: "/api/jobs/:name/sync",
       summary: "Sync now (the running run's id if one is running)",
       tag: "runs",
-      responses: { 202: { description: "Started", schema: z.object({ runId: z.string() }) }, ...named("job") },
-      handler: ({ params }) => {
+      responses: {
+        202: { description: "Started", schema: z.object({ runId: z.string() }) },
+        ...named("job"),
+        409: { description: "Another process is syncing the job", schema: errorSchema },
+      },
+      handler: async ({ params }) => {
         store.get("job", params["name"]!);
-        return json({ runId: runs.syncNow(params["name"]!) }, 202);
+        try {
+          return json({ runId: await runs.syncNow(params["name"]!) }, 202);
+        } catch (error) {
+          if (error instanceof JobBusyError)
+            throw new ApiError(409, error.message, [{ path: "name", message: "busy" }]);
+          throw error;
+        }
       },
     }),
     ...(["pause", "resume"] as const).map((action) =>
@@ -316,9 +335,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         summary: action === "pause" ? "Pause the job's schedule" : "Resume the job's schedule",
         tag: "jobs",
         responses: { ...ok(S.jobRow), ...named("job") },
-        handler: ({ params, caller }) => {
+        handler: async ({ params, caller }) => {
           store.setPaused(params["name"]!, action === "pause", caller.actor);
-          runs.reschedule(params["name"]!);
+          await runs.reschedule(params["name"]!);
           return json(jobRow(params["name"]!));
         },
       }),
@@ -329,9 +348,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: "Cancel the running run: it commits what it read and stops",
       tag: "runs",
       responses: { ...ok(z.object({ cancelled: z.boolean() })), ...named("job") },
-      handler: ({ params }) => {
+      handler: async ({ params }) => {
         store.get("job", params["name"]!);
-        return json({ cancelled: runs.cancel(params["name"]!) });
+        return json({ cancelled: await runs.cancel(params["name"]!) });
       },
     }),
     defineRoute({
@@ -342,7 +361,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       responses: { ...ok(z.array(S.runSummary)), ...named("job") },
       handler: ({ params }) => {
         store.get("job", params["name"]!);
-        return json(runs.listRuns(params["name"]!));
+        return json(runs.runs(params["name"]!).map(runSummary));
       },
     }),
     defineRoute({
@@ -405,7 +424,8 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         const name = params["name"]!;
         const job = store.job(name);
         const history = runs
-          .listRuns(name, 200)
+          .runs(name, 200)
+          .map(runSummary)
           .filter((r) => r.durationMs !== null && r.status !== "failed")
           .reverse()
           .map((r) => ({
@@ -441,6 +461,27 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       handler: () => json(store.auditLog()),
     }),
   ];
+}
+
+/** A run record as the API shows it. */
+function runSummary(r: RunRecord) {
+  return {
+    id: r.runId,
+    job: r.job,
+    trigger: r.trigger === "sync" ? ("manual" as const) : r.trigger,
+    startedAt: new Date(r.startedAt).toISOString(),
+    finishedAt: r.endedAt === null ? null : new Date(r.endedAt).toISOString(),
+    durationMs: r.durationMs,
+    status: r.outcome,
+    messages: r.messages,
+    bytes: r.bytes,
+    error: r.error === null ? null : `${r.error.message} (${r.error.kind})`,
+  };
+}
+
+/** pino's numeric levels by name. */
+function levelName(level: number): "debug" | "info" | "warn" | "error" {
+  return level >= 50 ? "error" : level >= 40 ? "warn" : level >= 30 ? "info" : "debug";
 }
 
 function getSessionCookie(context: Parameters<typeof setCookie>[0]): string | undefined {

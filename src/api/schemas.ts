@@ -29,11 +29,11 @@ export const jobShown = z.looseObject({
 export const runSummary = z.object({
   id: z.string(),
   job: z.string(),
-  trigger: z.enum(["manual", "schedule"]),
+  trigger: z.enum(["manual", "schedule", "retry"]),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   durationMs: z.number().nullable(),
-  status: z.enum(["running", "complete", "partial", "failed"]),
+  status: z.enum(["running", "complete", "partial", "failed", "abandoned"]),
   messages: z.number(),
   bytes: z.number(),
   error: z.string().nullable(),

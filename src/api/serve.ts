@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { ConfigStore } from "../service/config-store.ts";
-import { type ExecuteSync, LocalRunService, type RunService } from "../service/local-runs.ts";
 import { SecretBox } from "../service/secret-box.ts";
+import { UiRuns } from "../service/ui-runs.ts";
 import { createApp } from "./app.ts";
 import { Auth, isLoopback } from "./auth.ts";
 
@@ -16,13 +16,15 @@ export interface ServeOptions {
   /** 0: any free port. */
   port: number;
   env?: Readonly<Record<string, string | undefined>>;
+  /** The service's log lines on stdout: pretty, json, or none (the run store keeps them either way). Default: pretty on a TTY, else json. */
+  logFormat?: "pretty" | "json" | "none";
 }
 
 export interface Server {
   /** http://host:port/ */
   url: string;
   store: ConfigStore;
-  runs: RunService;
+  runs: UiRuns;
   close(): Promise<void>;
 }
 
@@ -31,20 +33,16 @@ const VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-const executeSync: ExecuteSync = async (job, options) => {
-  const [{ withConnections }, { runSync }] = await Promise.all([
-    import("../sync/connect.ts"),
-    import("../sync/sync.ts"),
-  ]);
-  return withConnections(job, (connections) => runSync(job, connections, options));
-};
-
 /** Starts serving; throws AuthSetupError before binding when a non-loopback address has no credential. */
 export async function startServer(options: ServeOptions): Promise<Server> {
   const env = options.env ?? process.env;
   const auth = Auth.setUp(options.stateDir, options.host, env);
   const store = new ConfigStore(options.stateDir, SecretBox.open(options.stateDir, env));
-  const runs = new LocalRunService(options.stateDir, store, executeSync);
+  const runs = await UiRuns.open(
+    options.stateDir,
+    store,
+    options.logFormat ?? (process.stdout.isTTY ? "pretty" : "json"),
+  );
   const loopback = isLoopback(options.host);
   let port = options.port;
   // The app needs the bound port for its Host check; with port 0 it is known once bound.

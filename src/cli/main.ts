@@ -4,7 +4,11 @@ import { Command } from "commander";
 import { registerCheck } from "./check.ts";
 import { registerConfig } from "./config-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { registerHistory } from "./history.ts";
+import { registerLogs } from "./logs.ts";
+import { registerRun } from "./run.ts";
 import { registerServe } from "./serve.ts";
+import { registerStatus } from "./status.ts";
 import { registerSync } from "./sync.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -16,6 +20,10 @@ const program = new Command("floe")
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
 
 registerSync(program);
+registerRun(program);
+registerStatus(program);
+registerHistory(program);
+registerLogs(program);
 registerCheck(program);
 registerConfig(program);
 registerServe(program);

@@ -1,9 +1,12 @@
 // floe sync --config job.yaml: one sync, from the committed offsets to the high watermarks
 // listed at its start, then exit. Ctrl-C stops reading and commits what was read.
-import { dirname, resolve } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import { resolve } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
+import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
+import { jobStateDir, runStorePath, stateRoot } from "../service/state-paths.ts";
+import type { RunStore } from "../state/run-store.ts";
 import type { SyncEvent } from "../sync/events.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -18,6 +21,7 @@ interface SyncFlags {
   maxMessagesPerCommit?: number;
   /** --wait alone: true, wait as long as it takes. */
   wait?: number | true;
+  logLevel?: LogLevel;
 }
 
 export function registerSync(program: Command): void {
@@ -29,7 +33,7 @@ export function registerSync(program: Command): void {
     .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
     .option(
       "--state-dir <dir>",
-      "where the job's lock and upsert key indexes live (default: .floe/<job> next to the job file)",
+      "the state root: the run store (floe.db) and <dir>/<job>, the job's lock and upsert key indexes (default: .floe next to the job file)",
     )
     .option(
       "--max-messages-per-commit <n>",
@@ -41,9 +45,16 @@ export function registerSync(program: Command): void {
       "when another process is syncing this job, wait for it (default: exit at once with code 5)",
       nonNegativeSeconds,
     )
+    .addOption(
+      new Option("--log-level <level>", "also write the run's log lines to stderr, from this level").choices(
+        LOG_LEVELS,
+      ),
+    )
     .addHelpText(
       "after",
       `
+The run, its outcome and its log lines are recorded in the run store: see floe history and floe logs.
+
 Example:
   floe sync --config job.yaml
   floe sync --config job.yaml --json > report.json
@@ -64,28 +75,43 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
   process.once("SIGTERM", onSignal);
   const progress = process.stderr.isTTY && !flags.json ? progressLine() : undefined;
   let lock: JobLock | undefined;
+  let store: RunStore | undefined;
   try {
     const job = await loadJob(flags.config);
-    const stateDir = resolve(flags.stateDir ?? resolve(dirname(flags.config), ".floe", job.name));
+    const root = stateRoot(flags.stateDir, flags.config);
+    const stateDir = jobStateDir(root, job.name);
     lock = await acquireJobLock(stateDir, job.name, {
       waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
       signal: abort.signal,
       command: `floe sync --config ${resolve(flags.config)}`,
     });
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
-    const [{ withConnections }, { runSync }] = await Promise.all([
-      import("../sync/connect.ts"),
-      import("../sync/sync.ts"),
+    const [{ runJob }, { RunStore }, { createLogger, RunLogSink }] = await Promise.all([
+      import("../service/run-job.ts"),
+      import("../state/run-store.ts"),
+      import("../service/logger.ts"),
     ]);
-    const report = await withConnections(job, (connections) =>
-      runSync(job, connections, {
-        stateDir,
-        acceptDataLoss: flags.acceptDataLoss === true,
-        ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
-        signal: abort.signal,
-        ...(progress ? { onEvent: progress.update } : {}),
-      }),
-    );
+    store = RunStore.open(runStorePath(root));
+    const sink = new RunLogSink();
+    const logger = await createLogger({
+      level: flags.logLevel ?? "info",
+      format: flags.logLevel === undefined ? "none" : process.stderr.isTTY ? "pretty" : "json",
+      destination: process.stderr,
+      sink,
+    });
+    const run = await runJob(job, {
+      store,
+      sink,
+      logger,
+      trigger: "sync",
+      stateDir,
+      acceptDataLoss: flags.acceptDataLoss === true,
+      ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
+      signal: abort.signal,
+      ...(progress ? { onEvent: progress.update } : {}),
+    });
+    if (run.error !== undefined) throw run.error;
+    const report = run.report!;
     progress?.done();
     process.stdout.write(`${flags.json ? reportToJson(report) : reportToText(report)}\n`);
     return report.status === "complete" ? ExitCode.OK : ExitCode.PARTIAL;
@@ -93,6 +119,7 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     progress?.done();
     return fail("sync", error, flags.json === true);
   } finally {
+    store?.close();
     lock?.release();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

@@ -12,7 +12,9 @@ import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
 import { type Job, ON_ERROR, type OnError, STREAM_MODES, type StreamConfig, type StreamSettings } from "./job.ts";
+import { parseSchedule, ScheduleError } from "./schedule.ts";
 import { identifier, nonEmpty } from "./schema-parts.ts";
+import { Secret } from "./secret.ts";
 import { checkKafkaSecurity, kafkaClusterShape, toSource } from "./source.ts";
 import { engineConflicts } from "./target-engines.ts";
 import { isInternalTopic, sharedTables, tableNameFor, topicMatcher } from "./topics.ts";
@@ -140,6 +142,33 @@ export const streamsSchema = z
   .describe("Per topic: mode, dedup_keys, on_error, columns, table.");
 export const defaultStreamSchema = defaultStream.prefault({ mode: "append" });
 
+const schedule = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return parseSchedule(text);
+    } catch (error) {
+      if (!(error instanceof ScheduleError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+      return z.NEVER;
+    }
+  })
+  .describe(
+    'When `floe run` syncs the job: "every <n><unit>" (unit s, m, h, d; "every 5m") or a cron expression of five fields, or six with seconds first ("*/2 * * * * *"), in the machine\'s time zone.',
+  );
+
+const alerts = z
+  .strictObject({
+    webhook: z
+      .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
+      .transform((url) => new Secret(url))
+      .optional()
+      .describe(
+        "Slack-compatible incoming webhook: a JSON {text} is posted on a failed run, on dead letters, and when the last successful run nears the topics' retention. Never printed.",
+      ),
+  })
+  .describe("Where `floe run` sends alerts for this job; `floe run --webhook` sets one for the jobs without.");
+
 /** Parses a job file's data (already YAML-parsed and env-interpolated) into a Job. */
 export const jobFileSchema = z
   .strictObject({
@@ -148,6 +177,14 @@ export const jobFileSchema = z
     destination: z.strictObject({ iceberg }).prefault({ iceberg: {} }),
     streams: streamsSchema,
     default_stream: defaultStreamSchema,
+    schedule: schedule.optional(),
+    alerts: alerts.optional(),
+    history_days: z
+      .number()
+      .positive()
+      .max(36_500)
+      .default(30)
+      .describe("Days the run store keeps this job's runs and their logs."),
   })
   .superRefine((job, ctx) => {
     const { topic_pattern } = job.source.kafka;
@@ -212,6 +249,9 @@ export const jobFileSchema = z
       namespace: i.namespace ?? `${job.name}_topics`,
       streams,
       defaultStream: streamSettings(job.default_stream),
+      schedule: job.schedule,
+      alerts: { webhook: job.alerts?.webhook },
+      historyDays: job.history_days,
     };
   });
 

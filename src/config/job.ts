@@ -5,6 +5,8 @@
 // keys), so a consumer never checks a combination the loader has checked.
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import type { Destination } from "./destination.ts";
+import type { Schedule } from "./schedule.ts";
+import type { Secret } from "./secret.ts";
 import type { Source } from "./source.ts";
 
 export interface Job {
@@ -24,6 +26,12 @@ export interface Job {
   readonly streams: ReadonlyMap<string, StreamConfig>;
   /** For a topic that topic_pattern selects and `streams` does not list. */
   readonly defaultStream: StreamSettings;
+  /** When `floe run` syncs the job; undefined: only `floe sync` (and a run's first tick) does. */
+  readonly schedule: Schedule | undefined;
+  /** Where alerts go; the webhook URL is a Secret (a Slack URL carries its token). */
+  readonly alerts: { readonly webhook: Secret | undefined };
+  /** Days the run store keeps the job's runs and logs. */
+  readonly historyDays: number;
 }
 
 export const STREAM_MODES = ["upsert", "append"] as const;

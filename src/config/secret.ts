@@ -15,6 +15,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "oauth2_token",
   "sas_token",
   "account_key",
+  "webhook",
 ]);
 
 export class Secret {

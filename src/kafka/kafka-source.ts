@@ -13,6 +13,7 @@ import { type DiscoveredTopic, listTopicPartitions, listTopics } from "./discove
 import { listWatermarks, type TopicPartitionWatermarks } from "./plan.ts";
 import type { BatchHandler, PartitionRange, ReadOptions, ReadResult } from "./read.ts";
 import { readPartitions } from "./read.ts";
+import { topicRetentionMs } from "./topic-config.ts";
 
 export class KafkaSource {
   readonly cluster: KafkaCluster;
@@ -43,6 +44,11 @@ export class KafkaSource {
 
   readPartitions(ranges: readonly PartitionRange[], onBatch: BatchHandler, options: ReadOptions): Promise<ReadResult> {
     return readPartitions(this.cluster, ranges, onBatch, options);
+  }
+
+  /** retention.ms per topic; null when unlimited. */
+  topicRetentionMs(topics: readonly string[]): Promise<Map<string, number | null>> {
+    return topicRetentionMs(this.cluster, topics);
   }
 
   commitGroupOffsets(group: string, offsets: TopicPartitionOffsets): Promise<void> {

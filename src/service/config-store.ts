@@ -23,7 +23,6 @@ import { identifier, nonEmpty } from "../config/schema-parts.ts";
 import { SECRET_KEYS } from "../config/secret.ts";
 import { kafkaClusterSchema } from "../config/source.ts";
 import { TARGET_ENGINES } from "../config/target-engines.ts";
-import { checkSchedule } from "./schedule-spec.ts";
 import type { SecretBox } from "./secret-box.ts";
 
 type Doc = Record<string, unknown>;
@@ -56,12 +55,8 @@ export const jobRecord = z.strictObject({
   source: identifier.describe("The name of a stored source."),
   destination: identifier.describe("The name of a stored destination."),
   schedule: nonEmpty
-    .superRefine((value, ctx) => {
-      const problem = checkSchedule(value);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    })
     .optional()
-    .describe("Five-field cron (`*/5 * * * *`, UTC) or `every 5m`; absent: only Sync now."),
+    .describe("As the job file's schedule: `every 5m`, or a cron expression (`*/5 * * * *`); absent: only Sync now."),
   paused: z.boolean().default(false),
   ...jobReadingShape,
   namespace: identifier.optional().describe("Default: <name>_topics."),
@@ -71,6 +66,8 @@ export const jobRecord = z.strictObject({
     .describe("Engines that read the tables; absent: the destination's."),
   streams: streamsSchema,
   default_stream: defaultStreamSchema.optional(),
+  alerts: z.looseObject({}).optional().describe("As the job file's alerts: {webhook: URL} (a secret)."),
+  history_days: z.number().optional().describe("As the job file's history_days."),
 });
 
 export type Kind = "source" | "destination" | "job";
@@ -387,7 +384,9 @@ function compose(job: Doc, source: Doc, destination: Doc): Doc {
   const shape = (jobFileSchema as unknown as { in: { shape: Record<string, unknown> } }).in.shape;
   return {
     name: job["name"],
-    ...("schedule" in shape && job["schedule"] !== undefined ? { schedule: job["schedule"] } : {}),
+    ...Object.fromEntries(
+      ["schedule", "alerts", "history_days"].flatMap((k) => (k in shape && job[k] !== undefined ? [[k, job[k]]] : [])),
+    ),
     source: { kafka: { ...(source["kafka"] as Doc), ...reading } },
     destination: { iceberg },
     streams: job["streams"] ?? {},

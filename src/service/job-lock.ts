@@ -25,11 +25,11 @@ export class JobBusyError extends Error {
   readonly retryable = true;
   readonly holder: LockHolder | undefined;
 
-  constructor(job: string, holder: LockHolder | undefined) {
+  constructor(job: string, holder: LockHolder | undefined, doing = "being synced") {
     super(
       holder
-        ? `job ${job} is being synced by process ${holder.pid} on ${holder.host} since ${holder.since} (${holder.command}); wait for it to finish, or pass --wait`
-        : `job ${job} is being synced by another process; wait for it to finish, or pass --wait`,
+        ? `job ${job} is ${doing} by process ${holder.pid} on ${holder.host} since ${holder.since} (${holder.command}); wait for it to finish, or pass --wait`
+        : `job ${job} is ${doing} by another process; wait for it to finish, or pass --wait`,
     );
     this.holder = holder;
   }
@@ -51,6 +51,11 @@ export interface LockOptions {
   signal?: AbortSignal;
   /** What the holder is doing, for the message of the next process. */
   command?: string;
+  /**
+   * Which lock: "sync" (the default) is held for one sync; "run" is held by `floe run` for as
+   * long as it schedules the job, so that two schedulers of one job never run side by side.
+   */
+  lock?: "sync" | "run";
 }
 
 const POLL_MS = 200;
@@ -64,8 +69,10 @@ export async function acquireJobLock(stateDir: string, job: string, options: Loc
       `cannot create the state directory ${stateDir} (the job's lock and upsert key indexes live there): ${(error as Error).message}; make it writable or pass --state-dir`,
     );
   }
-  const lockPath = join(stateDir, "sync.lock");
-  const holderPath = join(stateDir, "sync.lock.json");
+  const name = options.lock ?? "sync";
+  const lockPath = join(stateDir, `${name}.lock`);
+  const holderPath = join(stateDir, `${name}.lock.json`);
+  const doing = name === "run" ? "scheduled" : "being synced";
   const deadline = Date.now() + (options.waitMs ?? 0);
   for (;;) {
     const db = new DatabaseSync(lockPath, { timeout: 0 });
@@ -74,7 +81,7 @@ export async function acquireJobLock(stateDir: string, job: string, options: Loc
     } catch (error) {
       db.close();
       if (!isBusy(error)) throw error;
-      if (Date.now() >= deadline || options.signal?.aborted) throw new JobBusyError(job, readHolder(holderPath));
+      if (Date.now() >= deadline || options.signal?.aborted) throw new JobBusyError(job, readHolder(holderPath), doing);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       continue;
     }

@@ -170,15 +170,22 @@ test("a job over the seed walkthrough: Sync now twice, history with the commit r
 
   const log = await api.get(`/api/runs/${second.id}/logs`);
   assert.ok(
-    log.body.some((l: Json) => l.level === "info" && l.msg.includes(`${namespace}.customers: committed 4 record(s)`)),
+    log.body.some(
+      (l: Json) =>
+        l.level === "info" &&
+        l.msg.startsWith(`committed ${namespace}.customers: 4 records added, 2 positions deleted`),
+    ),
+    JSON.stringify(log.body),
   );
   const errorsOnly = await api.get(`/api/runs/${second.id}/logs?errors=true`);
   assert.deepEqual(errorsOnly.body, []);
-  const searched = await api.get(`/api/runs/${second.id}/logs?q=ORDERS:%20COMMITTED`);
+  const searched = await api.get(
+    `/api/runs/${second.id}/logs?q=${encodeURIComponent(`COMMITTED ${namespace}.ORDERS`)}`,
+  );
   assert.equal(searched.body.length, 1);
   const download = await api.get(`/api/runs/${second.id}/log.txt`);
   assert.match(download.headers.get("content-disposition") ?? "", /attachment/);
-  assert.match(download.text, /INFO {2}finished \(complete\)/);
+  assert.match(download.text, /INFO {2}run complete: 12 messages/);
 
   // What the UI shows of the tables is what the engines read.
   const tables = await api.get(`/api/jobs/${name}/tables`);

@@ -254,7 +254,8 @@ streams:
   model.apply(batch);
 
   // This process holds the job, as a running sync would.
-  const lock = await acquireJobLock(ws.stateDir, ws.name, { command: "the lock test" });
+  // floe sync --state-dir ROOT locks ROOT/<job>.
+  const lock = await acquireJobLock(join(ws.stateDir, ws.name), ws.name, { command: "the lock test" });
   try {
     const busy = await floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir]);
     assert.equal(busy.code, EXIT_BUSY, busy.stderr);
@@ -265,7 +266,7 @@ streams:
   } finally {
     lock.release();
   }
-  const second = await acquireJobLock(ws.stateDir, ws.name, { command: "the lock test" });
+  const second = await acquireJobLock(join(ws.stateDir, ws.name), ws.name, { command: "the lock test" });
   const waiting = floeSync(["--config", ws.jobPath, "--state-dir", ws.stateDir, "--wait", "120"]);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   second.release();

@@ -52,8 +52,15 @@ after(async () => {
 });
 
 test("a running sync shows its progress per partition, and Cancel reaches it", async () => {
-  assert.equal((await api.post("/api/sources", { name: "k", kafka: { bootstrap_servers: [bootstrapServers] } })).status, 201);
-  assert.equal((await api.post("/api/destinations", { name: "d", iceberg: { catalog: { type: "sql", warehouse: "./wh" } } })).status, 201);
+  assert.equal(
+    (await api.post("/api/sources", { name: "k", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
+    201,
+  );
+  assert.equal(
+    (await api.post("/api/destinations", { name: "d", iceberg: { catalog: { type: "sql", warehouse: "./wh" } } }))
+      .status,
+    201,
+  );
   const created = await api.post("/api/jobs", {
     name: jobName,
     source: "k",
@@ -78,7 +85,10 @@ test("a running sync shows its progress per partition, and Cancel reaches it", a
   try {
     const page = await browser.browser.newPage({ viewport: { width: 1440, height: 700 } });
     await page.goto(new URL(`#/runs/${runId}`, api.base).href);
-    await page.getByTestId("live-progress").getByText(/40 read, offset 40 of 40/).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId("live-progress")
+      .getByText(/40 read, offset 40 of 40/)
+      .waitFor({ timeout: 60_000 });
     mkdirSync(join(root, "test-artifacts", "ui"), { recursive: true });
     await page.screenshot({ path: join(root, "test-artifacts", "ui", "run-live.png"), fullPage: true });
   } finally {

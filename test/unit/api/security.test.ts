@@ -32,7 +32,7 @@ function stateDir(): string {
 }
 
 async function serve(dir: string, env: Record<string, string> = {}): Promise<Server> {
-  const s = await startServer({ stateDir: dir, host: "127.0.0.1", port: 0, env });
+  const s = await startServer({ stateDir: dir, host: "127.0.0.1", port: 0, env, logFormat: "none" });
   servers.push(s);
   return s;
 }

@@ -43,11 +43,14 @@ export class MemorySource implements SyncSource {
   readonly groups = new Map<string, TopicPartitionOffsets>();
   /** Every call of readPartitions, with its ranges. */
   readonly reads: PartitionRange[][] = [];
+  /** Awaited before each batch is read: a test's other writer acts at that point of the sync. */
+  beforeBatch?: (topic: string, partition: number, offset: bigint) => Promise<void>;
   readonly #topics = new Map<string, MemoryTopic>();
 
-  createTopic(name: string, partitions = 1): this {
+  /** `id`: the topic id, to make another test cluster hold the same topic. */
+  createTopic(name: string, partitions = 1, id = randomBytes(16).toString("base64url")): this {
     this.#topics.set(name, {
-      id: randomBytes(16).toString("base64url"),
+      id,
       partitions: Array.from({ length: partitions }, () => ({ logStart: 0n, messages: [] })),
     });
     return this;
@@ -160,6 +163,7 @@ export class MemorySource implements SyncSource {
           error = new KafkaReadError(p.topic, p.partition, p.nextOffset, "the broker went away (test)");
           break read;
         }
+        await this.beforeBatch?.(p.topic, p.partition, p.nextOffset);
         let end = p.nextOffset + BigInt(this.batchSize);
         if (end > p.stopOffset) end = p.stopOffset;
         if (failAt !== undefined && end > failAt) end = failAt;

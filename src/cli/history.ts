@@ -1,0 +1,61 @@
+// floe history --config job.yaml: the job's last runs from the run store (start, duration,
+// outcome, messages, bytes, per-table commit report, error), newest first.
+import { type Command, InvalidArgumentError } from "commander";
+import { loadJob } from "../config/load-job.ts";
+import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import { RUN_OUTCOMES, type RunOutcome, RunStore } from "../state/run-store.ts";
+import { ExitCode } from "./exit-codes.ts";
+import { fail } from "./fail.ts";
+import { positiveInteger } from "./options.ts";
+import { runsToText } from "./run-format.ts";
+
+interface HistoryFlags {
+  config: string;
+  stateDir?: string;
+  json?: boolean;
+  limit: number;
+  outcome?: RunOutcome;
+}
+
+export function registerHistory(program: Command): void {
+  program
+    .command("history")
+    .description("the job's last runs: start, duration, outcome, messages, bytes, per-table commits, error")
+    .requiredOption("-c, --config <file>", "job file (YAML)")
+    .option("--state-dir <dir>", "the state root (default: .floe next to the job file)")
+    .option("--json", "print the runs as JSON")
+    .option("-n, --limit <n>", "at most this many runs", positiveInteger, 20)
+    .option("--outcome <outcome>", `only runs with this outcome (${RUN_OUTCOMES.join(", ")})`, (v: string) => {
+      if (!RUN_OUTCOMES.includes(v as RunOutcome))
+        throw new InvalidArgumentError(`expected one of ${RUN_OUTCOMES.join(", ")}`);
+      return v as RunOutcome;
+    })
+    .addHelpText(
+      "after",
+      `
+Example:
+  floe history --config job.yaml
+  floe history --config job.yaml --json --limit 100 | jq '.[] | select(.outcome == "failed")'
+
+Exit codes: 0, 2 bad job file or usage`,
+    )
+    .action(async (flags: HistoryFlags) => {
+      process.exitCode = await history(flags);
+    });
+}
+
+async function history(flags: HistoryFlags): Promise<ExitCode> {
+  try {
+    const job = await loadJob(flags.config);
+    const store = RunStore.open(runStorePath(stateRoot(flags.stateDir, flags.config)));
+    try {
+      const runs = store.runs(job.name, { limit: flags.limit, ...(flags.outcome ? { outcome: flags.outcome } : {}) });
+      process.stdout.write(`${flags.json ? JSON.stringify(runs, null, 2) : runsToText(runs)}\n`);
+    } finally {
+      store.close();
+    }
+    return ExitCode.OK;
+  } catch (error) {
+    return fail("history", error, flags.json === true);
+  }
+}

@@ -1,0 +1,46 @@
+// Argument parsers shared by the commands.
+import { InvalidArgumentError } from "commander";
+import { Secret } from "../config/secret.ts";
+
+/** For a repeatable option: --config a.yaml --config b.yaml. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function nonNegativeSeconds(text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a number of seconds");
+  return n;
+}
+
+export function positiveSeconds(text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number of seconds");
+  return n;
+}
+
+export function positiveInteger(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+/** HOST:PORT ([v6]:PORT too), as --metrics takes it. */
+export function listenAddress(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new InvalidArgumentError("expected HOST:PORT, e.g. 127.0.0.1:9464");
+  return { host: match[1] ?? match[2]!, port };
+}
+
+/** An http(s) URL that carries a secret (a Slack webhook's token): kept as a Secret. */
+export function webhookUrl(text: string): Secret {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw new InvalidArgumentError("expected an http:// or https:// URL");
+  }
+  return new Secret(text);
+}

@@ -1,0 +1,208 @@
+// floe run --config job.yaml [--config other.yaml ...]: stays up and runs each job on its
+// schedule (service/scheduler.ts), logging to stdout, recording every run in the run store, with
+// optional Prometheus metrics and webhook alerts. SIGINT/SIGTERM stop it: the running syncs
+// commit what they read, and the process exits within --stop-timeout.
+import { resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { ConfigError } from "../config/config-error.ts";
+import { loadJob } from "../config/load-job.ts";
+import type { Secret } from "../config/secret.ts";
+import { JobBusyError } from "../service/job-lock.ts";
+import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
+import type { ScheduledJob } from "../service/scheduler.ts";
+import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import type { RunStore } from "../state/run-store.ts";
+import { ExitCode } from "./exit-codes.ts";
+import { fail } from "./fail.ts";
+import { collect, listenAddress, nonNegativeSeconds, positiveInteger, positiveSeconds, webhookUrl } from "./options.ts";
+
+interface RunFlags {
+  config: string[];
+  stateDir?: string;
+  logLevel: LogLevel;
+  logFormat?: "pretty" | "json";
+  metrics?: { host: string; port: number };
+  webhook?: Secret;
+  stopTimeout: number;
+  retryDelay: number;
+  wait?: number | true;
+  acceptDataLoss?: boolean;
+  maxMessagesPerCommit?: number;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("stay up and sync each job on its schedule (one run of a job at a time, across processes too)")
+    .requiredOption("-c, --config <file>", "job file (YAML) with a schedule:; repeat for more jobs", collect)
+    .option(
+      "--state-dir <dir>",
+      "the state root: the run store (floe.db) and <dir>/<job> (default: .floe next to each job file)",
+    )
+    .addOption(
+      new Option("--log-level <level>", "the lowest level logged to stdout").choices(LOG_LEVELS).default("info"),
+    )
+    .addOption(
+      new Option(
+        "--log-format <format>",
+        "log lines as JSON or readable (default: readable on a terminal, else JSON)",
+      ).choices(["pretty", "json"]),
+    )
+    .option(
+      "--metrics <host:port>",
+      "serve Prometheus metrics at http://<host:port>/metrics (e.g. 127.0.0.1:9464)",
+      listenAddress,
+    )
+    .option(
+      "--webhook <url>",
+      "alert webhook (Slack-compatible) for the jobs whose file sets no alerts.webhook",
+      webhookUrl,
+    )
+    .option(
+      "--stop-timeout <seconds>",
+      "after SIGINT/SIGTERM, how long a running sync may take to commit what it read before it is abandoned",
+      positiveSeconds,
+      30,
+    )
+    .option(
+      "--retry-delay <seconds>",
+      "first retry delay after a retryable failure; doubles per failure in a row, at most 300 s",
+      positiveSeconds,
+      5,
+    )
+    .option(
+      "--wait [seconds]",
+      "when another floe run schedules one of these jobs, wait for it to end (a standby) instead of exiting 5",
+      nonNegativeSeconds,
+    )
+    .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
+    .option("--max-messages-per-commit <n>", "commit every table at least every n messages read", positiveInteger)
+    .addHelpText(
+      "after",
+      `
+The job file's schedule: is "every <n><unit>" (s, m, h, d: "every 5m", "every 2s") or a cron expression of
+five fields, or six with seconds first ("*/10 * * * * *"). A run starts at each tick; a tick that finds the
+job being synced (floe sync) is skipped. A failed run is retried at the next tick, and sooner, with backoff,
+when its error is retryable (a connection, a commit conflict). Every run is recorded: floe history, floe logs.
+
+Example:
+  floe run --config orders.yaml --config customers.yaml --metrics 127.0.0.1:9464
+  floe run --config job.yaml --log-format json --webhook https://hooks.slack.com/services/T000/B000/XXXX
+
+Exit codes: 0 stopped by SIGINT/SIGTERM, every run ended; 1 failed, or a run was abandoned after --stop-timeout;
+2 bad job file or usage (a job without schedule:); 5 another floe run schedules one of these jobs`,
+    )
+    .action(async (flags: RunFlags) => {
+      process.exitCode = await run(flags);
+    });
+}
+
+async function run(flags: RunFlags): Promise<ExitCode> {
+  const stores = new Map<string, RunStore>();
+  try {
+    const scheduled = await loadScheduled(flags, stores);
+    const [{ createLogger, RunLogSink }, { Service }, { ServiceMetrics, serveMetrics }] = await Promise.all([
+      import("../service/logger.ts"),
+      import("../service/scheduler.ts"),
+      import("../service/metrics.ts"),
+    ]);
+    const listen = flags.metrics;
+    const webhook = flags.webhook;
+    const sink = new RunLogSink();
+    const logger = await createLogger({
+      level: flags.logLevel,
+      ...(flags.logFormat ? { format: flags.logFormat } : {}),
+      sink,
+    });
+    const metrics = listen ? new ServiceMetrics() : undefined;
+    const service = new Service(scheduled, {
+      logger,
+      sink,
+      ...(metrics ? { metrics } : {}),
+      ...(webhook ? { webhook } : {}),
+      backoff: { baseMs: flags.retryDelay * 1000, maxMs: Math.max(300_000, flags.retryDelay * 1000) },
+      ...(flags.acceptDataLoss ? { acceptDataLoss: true } : {}),
+      ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
+      waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
+    });
+
+    let abandoned = false;
+    const onSignal = (signal: string) => {
+      if (service.stopping) {
+        logger.warn(`${signal} again: abandoning the running syncs now`);
+        abandon();
+        return;
+      }
+      logger.info(`${signal}: stopping; running syncs commit what they read (at most ${flags.stopTimeout} s)`);
+      service.stop();
+      setTimeout(abandon, flags.stopTimeout * 1000).unref();
+    };
+    const abandon = () => {
+      abandoned = true;
+      const ids = service.abandonRunning();
+      // Nothing of an unfinished commit is visible: the process may exit now, and the next run resumes.
+      logger.error({ runs: ids }, `stopped without waiting for ${ids.length} running sync(s): marked abandoned`);
+      for (const store of stores.values()) store.close();
+      process.exit(ExitCode.FAILED);
+    };
+    process.on("SIGINT", () => onSignal("SIGINT"));
+    process.on("SIGTERM", () => onSignal("SIGTERM"));
+
+    const server = metrics && listen ? await serveMetrics(metrics, listen) : undefined;
+    const closeServer = () =>
+      new Promise<void>((done) => {
+        if (!server) return done();
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+    if (listen) logger.info(`metrics at http://${listen.host}:${listen.port}/metrics`);
+    try {
+      // Before the first tick: another floe run of a job is an error at once.
+      await service.start();
+      await service.done();
+    } finally {
+      await closeServer();
+    }
+    logger.info("floe run stopped");
+    return abandoned ? ExitCode.FAILED : ExitCode.OK;
+  } catch (error) {
+    if (error instanceof JobBusyError) {
+      process.stderr.write(`floe run: ${error.message}\n`);
+      return ExitCode.BUSY;
+    }
+    return fail("run", error, false);
+  } finally {
+    for (const store of stores.values()) store.close();
+  }
+}
+
+async function loadScheduled(flags: RunFlags, stores: Map<string, RunStore>): Promise<ScheduledJob[]> {
+  const { RunStore } = await import("../state/run-store.ts");
+  const scheduled: ScheduledJob[] = [];
+  const seen = new Map<string, string>();
+  for (const file of flags.config) {
+    const job = await loadJob(file);
+    const { schedule } = job;
+    if (schedule === undefined) {
+      throw new ConfigError(file, [{ path: ["schedule"], message: "floe run needs a schedule: (e.g. every 5m)" }]);
+    }
+    const root = stateRoot(flags.stateDir, file);
+    const key = `${root}\u0000${job.name}`;
+    if (seen.has(key)) {
+      throw new ConfigError(file, [
+        {
+          path: ["name"],
+          message: `job ${job.name} is also given by ${seen.get(key)}, with the same state root ${root}`,
+        },
+      ]);
+    }
+    seen.set(key, file);
+    let store = stores.get(root);
+    if (!store) {
+      store = RunStore.open(runStorePath(root));
+      stores.set(root, store);
+    }
+    scheduled.push({ job: { ...job, schedule }, file: resolve(file), root, store });
+  }
+  return scheduled;
+}

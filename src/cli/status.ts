@@ -1,0 +1,136 @@
+// floe status --config job.yaml [--config ...]: per job the last run, the last successful one,
+// the next run, the lag per partition now and the retention warning (service/job-status.ts).
+// Without --config: the jobs of the state root's run store, from the store alone (no lag).
+import type { Command } from "commander";
+import type { Job } from "../config/job.ts";
+import { loadJob } from "../config/load-job.ts";
+import { stringifyJson } from "../iceberg/spec/json.ts";
+import type { JobStatus } from "../service/job-status.ts";
+import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import { RunStore } from "../state/run-store.ts";
+import { ExitCode } from "./exit-codes.ts";
+import { fail } from "./fail.ts";
+import { collect } from "./options.ts";
+import { columns, duration, time } from "./run-format.ts";
+
+interface StatusFlags {
+  config?: string[];
+  stateDir?: string;
+  json?: boolean;
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command("status")
+    .description("per job: last run, next run, lag per partition now, and a warning when retention nears")
+    .option("-c, --config <file>", "job file (YAML); repeat for more jobs", collect)
+    .option("--state-dir <dir>", "the state root (default: .floe next to each job file, or in this folder)")
+    .option("--json", "print the statuses as JSON")
+    .addHelpText(
+      "after",
+      `
+The lag of a partition is its high watermark now minus the offset the table has committed (from its snapshot
+summary; where the table has none, where the next sync would start). The warning appears when the time since
+the last successful run passes 80% of the shortest retention.ms of the job's topics: past it, messages expire unread.
+
+Example:
+  floe status --config orders.yaml --config customers.yaml
+  floe status --config job.yaml --json | jq '.[0].lag.partitions'
+
+Exit codes: 0, 2 bad job file or usage`,
+    )
+    .action(async (flags: StatusFlags) => {
+      process.exitCode = await status(flags);
+    });
+}
+
+async function status(flags: StatusFlags): Promise<ExitCode> {
+  const stores = new Map<string, RunStore>();
+  const storeOf = (root: string) => {
+    let store = stores.get(root);
+    if (!store) {
+      store = RunStore.open(runStorePath(root));
+      stores.set(root, store);
+    }
+    return store;
+  };
+  try {
+    const { jobStatus, measureLag } = await import("../service/job-status.ts");
+    const statuses: JobStatus[] = [];
+    if (flags.config === undefined) {
+      const store = storeOf(stateRoot(flags.stateDir));
+      for (const name of store.jobs()) statuses.push(storeOnlyStatus(name, store));
+    }
+    for (const file of flags.config ?? []) {
+      const job = await loadJob(file);
+      const store = storeOf(stateRoot(flags.stateDir, file));
+      const { openConnections } = await import("../sync/connect.ts");
+      let lag: Parameters<typeof jobStatus>[3];
+      try {
+        const connections = await openConnections(job);
+        try {
+          lag = { lag: await measureLag(job, connections) };
+        } finally {
+          await connections.close();
+        }
+      } catch (error) {
+        lag = { error: (error as Error).message };
+      }
+      statuses.push(jobStatus(job, store, Date.now(), lag));
+    }
+    process.stdout.write(
+      `${flags.json ? stringifyJson(statuses, { bigints: "strings", indent: 2 }) : statuses.map(statusToText).join("\n\n")}\n`,
+    );
+    return ExitCode.OK;
+  } catch (error) {
+    return fail("status", error, flags.json === true);
+  } finally {
+    for (const store of stores.values()) store.close();
+  }
+}
+
+function storeOnlyStatus(name: string, store: RunStore): JobStatus {
+  return {
+    job: name,
+    schedule: null,
+    lastRun: store.lastRun(name) ?? null,
+    lastSuccess: store.lastSuccess(name) ?? null,
+    nextRun: null,
+    lag: null,
+    lagError: "no job file given (--config): lag and next run unknown",
+    retentionWarning: null,
+  } satisfies JobStatus & { job: Job["name"] };
+}
+
+function statusToText(s: JobStatus): string {
+  const lines = [`job ${s.job}${s.schedule ? ` (schedule: ${s.schedule})` : ""}`];
+  const last = s.lastRun;
+  lines.push(
+    last
+      ? `  last run      ${time(last.startedAt)}  ${last.outcome}  ${duration(last.durationMs)}  ${last.messages} messages  (${last.runId})`
+      : "  last run      none",
+  );
+  if (last?.error) lines.push(`                ${last.error.kind}: ${last.error.message}`);
+  lines.push(`  last success  ${s.lastSuccess ? time(s.lastSuccess.startedAt) : "none"}`);
+  lines.push(`  next run      ${s.nextRun === null ? "-" : time(s.nextRun)}`);
+  if (s.lag) {
+    const total = s.lag.partitions.reduce((sum, p) => sum + p.lag, 0n);
+    lines.push(`  lag           ${total} messages`);
+    const table = columns(
+      ["topic", "partition", "high watermark", "table offset", "lag"],
+      s.lag.partitions.map((p) => [
+        p.topic,
+        String(p.partition),
+        String(p.highWatermark),
+        p.tableOffset === null ? "-" : String(p.tableOffset),
+        String(p.lag),
+      ]),
+      new Set([1, 2, 3, 4]),
+    );
+    lines.push(...table.split("\n").map((l) => `    ${l}`));
+  } else if (s.lagError) {
+    lines.push(`  lag           unknown: ${s.lagError}`);
+  }
+  if (s.retentionWarning) lines.push(`  WARNING       ${s.retentionWarning}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,115 @@
+// One run of a job, recorded: its sync's events are folded into a run record (run-fold.ts) and
+// saved to the run store as they come, logged as lines that carry the run id (and stored with
+// the run), and handed on to the caller (progress, metrics). A run that fails before its sync
+// starts (Kafka or the catalog unreachable) is recorded as started and failed all the same.
+// The caller holds the job's lock (job-lock.ts) for the whole run.
+import { hostname } from "node:os";
+import type { Job } from "../config/job.ts";
+import type { RunRecord, RunStore, RunTrigger } from "../state/run-store.ts";
+import { classifyError } from "../sync/classify-error.ts";
+import type { JobConnections } from "../sync/connect.ts";
+import type { SyncEvent } from "../sync/events.ts";
+import { newRunId } from "../sync/run-id.ts";
+import type { SyncReport } from "../sync/sync-report.ts";
+import { logEvent } from "./event-log.ts";
+import type { Logger, RunLogSink } from "./logger.ts";
+import { RunFold } from "./run-fold.ts";
+
+export interface RunJobOptions {
+  store: RunStore;
+  sink: RunLogSink;
+  logger: Logger;
+  trigger: RunTrigger;
+  /** The job's own state folder (`<root>/<job>`): its upsert key indexes. */
+  stateDir: string;
+  signal?: AbortSignal;
+  acceptDataLoss?: boolean;
+  maxMessagesPerCommit?: number;
+  /** Every event, after the record was updated. */
+  onEvent?: (event: SyncEvent, record: RunRecord) => void;
+  /** Runs once the sync ended, on its open connections (a lag measurement); its failure is logged, not the run's. */
+  afterSync?: (connections: JobConnections, log: Logger) => Promise<void>;
+  /** Called with the run id as soon as it is known. */
+  onStart?: (runId: string) => void;
+  now?: () => number;
+}
+
+export interface JobRun {
+  record: RunRecord;
+  /** The sync's report; undefined when it failed. */
+  report: SyncReport | undefined;
+  /** Why the run failed, as thrown. */
+  error: unknown;
+}
+
+/** Progress events update the stored record at most this often; the other events every time. */
+const PROGRESS_SAVE_MS = 1000;
+const DAY_MS = 86_400_000;
+
+export async function runJob(job: Job, options: RunJobOptions): Promise<JobRun> {
+  const now = options.now ?? Date.now;
+  const { store, sink } = options;
+  const runId = newRunId(now());
+  const log = options.logger.child({ runId, job: job.name });
+  sink.route(runId, store);
+  options.onStart?.(runId);
+  // The caller holds the job's lock: a run still marked running belongs to a process that is gone.
+  const abandoned = store.abandonRunning(job.name, now());
+  if (abandoned > 0)
+    log.warn(`${abandoned} earlier run(s) of ${job.name} were left running by a process that ended; marked abandoned`);
+
+  const fold = new RunFold({ trigger: options.trigger, pid: process.pid, host: hostname() });
+  let savedAt = 0;
+  const onEvent = (event: SyncEvent) => {
+    const record = fold.apply(event);
+    if (event.type !== "partition-progress" || event.at - savedAt >= PROGRESS_SAVE_MS) {
+      store.saveRun(record);
+      savedAt = event.at;
+    }
+    logEvent(log, event);
+    options.onEvent?.(event, record);
+  };
+
+  const startedAt = now();
+  let report: SyncReport | undefined;
+  let failure: unknown;
+  try {
+    // Loaded here: a command that only reads the store needs none of the Kafka and Iceberg code.
+    const [{ withConnections }, { runSync }] = await Promise.all([
+      import("../sync/connect.ts"),
+      import("../sync/sync.ts"),
+    ]);
+    await withConnections(job, async (connections) => {
+      try {
+        report = await runSync(job, connections, {
+          runId,
+          stateDir: options.stateDir,
+          ...(options.acceptDataLoss ? { acceptDataLoss: true } : {}),
+          ...(options.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: options.maxMessagesPerCommit }),
+          ...(options.signal ? { signal: options.signal } : {}),
+          onEvent,
+        });
+      } finally {
+        if (options.afterSync) {
+          await options.afterSync(connections, log).catch((error: unknown) => {
+            log.warn({ err: error }, `after the run: ${(error as Error).message}`);
+          });
+        }
+      }
+    });
+  } catch (error) {
+    failure = error;
+    // Failed before the sync emitted its own end (connecting, or before it started): the same fold records it.
+    if (fold.record?.endedAt == null) {
+      if (fold.record === undefined) onEvent({ type: "started", job: job.name, runId, at: startedAt });
+      onEvent({ type: "failed", error: classifyError(error), durationMs: now() - startedAt, runId, at: now() });
+    }
+  } finally {
+    sink.unroute(runId);
+  }
+  const record = fold.record!;
+  store.saveRun(record);
+  const pruned = store.prune(job.name, now() - job.historyDays * DAY_MS);
+  if (pruned > 0) log.debug(`pruned ${pruned} runs older than ${job.historyDays} days`);
+  return { record, report, error: failure };
+}

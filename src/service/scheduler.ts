@@ -1,0 +1,260 @@
+// `floe run`: each job on its schedule, until stopped. One loop per job: wait for the next
+// tick, take the job's sync lock (a `floe sync` of the job running then: the tick is skipped,
+// with a warning naming it), run the job recorded (run-job.ts), feed the metrics and the
+// alerts, and pick the next attempt (next-attempt.ts). For as long as it schedules a job the
+// service holds the job's run lock, so a second `floe run` of the job exits naming this one (or
+// waits with --wait, a standby).
+//
+// stop(): the running syncs stop reading and commit what they read (their signal), the loops
+// end. A sync that does not end within the grace period is abandoned: the process exits, which
+// leaves at most unreferenced files (nothing is visible before a commit, and a commit is
+// atomic), and its run is marked abandoned in the store.
+import type { Job } from "../config/job.ts";
+import type { Secret } from "../config/secret.ts";
+import type { RunStore } from "../state/run-store.ts";
+import { type Alert, postAlert, runAlerts } from "./alerts.ts";
+import { acquireJobLock, JobBusyError, type JobLock } from "./job-lock.ts";
+import { type JobLag, measureLag } from "./job-status.ts";
+import type { Logger, RunLogSink } from "./logger.ts";
+import type { ServiceMetrics } from "./metrics.ts";
+import { type Backoff, DEFAULT_BACKOFF, nextAttempt } from "./next-attempt.ts";
+import { retentionWarning } from "./retention.ts";
+import { runJob } from "./run-job.ts";
+import { jobStateDir } from "./state-paths.ts";
+
+export interface ScheduledJob {
+  job: Job & { schedule: NonNullable<Job["schedule"]> };
+  /** The job file, for the lock holder's message. */
+  file: string;
+  /** The state root: the job's folder is <root>/<job>. */
+  root: string;
+  store: RunStore;
+}
+
+export interface ServiceOptions {
+  logger: Logger;
+  sink: RunLogSink;
+  metrics?: ServiceMetrics;
+  /** For the jobs whose file sets no alerts.webhook. */
+  webhook?: Secret;
+  backoff?: Backoff;
+  acceptDataLoss?: boolean;
+  maxMessagesPerCommit?: number;
+  /** Wait for another `floe run` of a job to end instead of failing with JobBusyError. */
+  waitMs?: number;
+}
+
+interface Running {
+  runId: string | undefined;
+  store: RunStore;
+  abort: AbortController;
+}
+
+export class Service {
+  readonly #jobs: readonly ScheduledJob[];
+  readonly #options: ServiceOptions;
+  readonly #stop = new AbortController();
+  readonly #running = new Set<Running>();
+  readonly #runLocks: JobLock[] = [];
+  #loops: Promise<void>[] = [];
+
+  constructor(jobs: readonly ScheduledJob[], options: ServiceOptions) {
+    this.#jobs = jobs;
+    this.#options = options;
+  }
+
+  /** Takes every job's run lock (or throws JobBusyError naming the other `floe run`), then starts the loops. */
+  async start(): Promise<void> {
+    try {
+      for (const { job, file, root } of this.#jobs) {
+        this.#runLocks.push(
+          await acquireJobLock(jobStateDir(root, job.name), job.name, {
+            lock: "run",
+            waitMs: this.#options.waitMs ?? 0,
+            signal: this.#stop.signal,
+            command: `floe run --config ${file}`,
+          }),
+        );
+      }
+    } catch (error) {
+      this.#releaseRunLocks();
+      throw error;
+    }
+    for (const scheduled of this.#jobs) {
+      const last = scheduled.store.lastSuccess(scheduled.job.name);
+      if (last) this.#options.metrics?.setLastSuccess(scheduled.job.name, last.startedAt);
+    }
+    this.#loops = this.#jobs.map((scheduled) => this.#loop(scheduled));
+  }
+
+  /** Resolves when every loop has ended (after stop()); a loop that fails stops the others, and its error is thrown. */
+  async done(): Promise<void> {
+    const results = await Promise.allSettled(
+      this.#loops.map((loop) =>
+        loop.catch((error: unknown) => {
+          this.stop();
+          throw error;
+        }),
+      ),
+    );
+    this.#releaseRunLocks();
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
+  /** Stops the loops; running syncs stop reading and commit what they read. */
+  stop(): void {
+    this.#stop.abort();
+    for (const running of this.#running) running.abort.abort();
+  }
+
+  get stopping(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /** Marks the runs still under way abandoned (the process is about to exit without them); returns their ids. */
+  abandonRunning(now = Date.now()): string[] {
+    const ids: string[] = [];
+    for (const { runId, store } of this.#running) {
+      if (runId === undefined) continue;
+      store.abandonRun(runId, now);
+      ids.push(runId);
+    }
+    return ids;
+  }
+
+  #releaseRunLocks(): void {
+    for (const lock of this.#runLocks.splice(0)) lock.release();
+  }
+
+  async #loop({ job, file, root, store }: ScheduledJob): Promise<void> {
+    const { logger, metrics } = this.#options;
+    const log = logger.child({ job: job.name });
+    const stateDir = jobStateDir(root, job.name);
+    const webhook = job.alerts.webhook ?? this.#options.webhook;
+    let failures = 0;
+    let retryable = false;
+    let lastLag: JobLag | undefined;
+    let retentionAlerted = false;
+    let next = { at: job.schedule.next(Date.now()), trigger: "schedule" as const } as ReturnType<typeof nextAttempt>;
+    log.info(
+      { schedule: job.schedule.text, nextRun: new Date(next.at).toISOString() },
+      `scheduled: ${job.schedule.text}`,
+    );
+    while (!this.stopping) {
+      await sleepUntil(next.at, this.#stop.signal);
+      if (this.stopping) break;
+      let lock: JobLock;
+      try {
+        lock = await acquireJobLock(stateDir, job.name, { command: `floe run --config ${file}` });
+      } catch (error) {
+        if (!(error instanceof JobBusyError)) throw error;
+        next = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+        log.warn(
+          `${error.message.replace(/; wait for it.*$/, "")}: skipping this tick, next at ${new Date(next.at).toISOString()}`,
+        );
+        continue;
+      }
+      const running: Running = { runId: undefined, store, abort: new AbortController() };
+      this.#running.add(running);
+      let run: Awaited<ReturnType<typeof runJob>>;
+      try {
+        run = await runJob(job, {
+          store,
+          sink: this.#options.sink,
+          logger,
+          trigger: next.trigger,
+          stateDir,
+          signal: running.abort.signal,
+          ...(this.#options.acceptDataLoss ? { acceptDataLoss: true } : {}),
+          ...(this.#options.maxMessagesPerCommit === undefined
+            ? {}
+            : { maxMessagesPerCommit: this.#options.maxMessagesPerCommit }),
+          onStart: (runId) => {
+            running.runId = runId;
+          },
+          onEvent: (event) => metrics?.observeEvent(job.name, event),
+          afterSync: async (connections) => {
+            lastLag = await measureLag(job, connections);
+            metrics?.setLag(job.name, lastLag);
+          },
+        });
+      } finally {
+        this.#running.delete(running);
+        lock.release();
+      }
+      const { record } = run;
+      metrics?.observeRun(record);
+      const alerts: Alert[] = runAlerts(record);
+      if (record.outcome === "failed") {
+        failures++;
+        retryable = record.error?.retryable ?? false;
+      } else {
+        failures = 0;
+        retentionAlerted = false;
+      }
+      // The retention warning needs a measurement of the topics' retention (from an earlier run when this one failed).
+      const warning =
+        lastLag &&
+        record.outcome === "failed" &&
+        retentionWarning(
+          store.lastSuccess(job.name)?.startedAt,
+          store.runs(job.name).at(-1)?.startedAt,
+          lastLag.retention,
+          Date.now(),
+        );
+      if (warning) {
+        log.warn({ runId: record.runId }, `retention: ${warning}`);
+        if (!retentionAlerted) {
+          alerts.push({
+            kind: "retention",
+            job: job.name,
+            runId: record.runId,
+            text: `floe: job ${job.name}: ${warning}`,
+          });
+          retentionAlerted = true;
+        }
+      }
+      if (webhook) {
+        for (const alert of alerts) {
+          await postAlert(webhook, alert).then(
+            () => log.info({ runId: record.runId, alert: alert.kind }, `alert sent: ${alert.kind}`),
+            (error: Error) => log.warn({ runId: record.runId, alert: alert.kind }, `alert not sent: ${error.message}`),
+          );
+        }
+      }
+      if (this.stopping) break;
+      next = nextAttempt(job.schedule, Date.now(), { failures, retryable }, this.#options.backoff ?? DEFAULT_BACKOFF);
+      log.info(
+        { nextRun: new Date(next.at).toISOString(), trigger: next.trigger },
+        next.trigger === "retry"
+          ? `retrying after a retryable failure (${failures} in a row) at ${new Date(next.at).toISOString()}`
+          : `next run at ${new Date(next.at).toISOString()}`,
+      );
+    }
+    log.info("stopped");
+  }
+}
+
+function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    // setTimeout fires early or late by a little; a tick is never started before its time.
+    const wait = () => {
+      const left = at - Date.now();
+      if (left <= 0 || signal.aborted) {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+        return;
+      }
+      timer = setTimeout(wait, Math.min(left, 2 ** 31 - 1));
+    };
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    signal.addEventListener("abort", onAbort, { once: true });
+    wait();
+  });
+}

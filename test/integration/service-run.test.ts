@@ -1,0 +1,490 @@
+// `floe run` as an operator meets it, against the real broker, the embedded catalog and the three
+// readers. One append job on `every 2s`, reached through a TCP proxy in front of the broker's
+// bootstrap address, so the test can take Kafka away and give it back:
+//
+//   1. runs on its schedule (the first lands batch A); /metrics counts it; a second `floe run` of
+//      the job exits 5 naming the first; batch B's run is held before its commit (a fault
+//      point), a `floe sync` of the job then exits 5 naming the running process, SIGTERM arrives,
+//      the run is let go: it commits and the process exits 0
+//   2. a second process with two jobs in one state root: with the proxy down job 1's runs fail
+//      (connection, retryable) and alert the webhook, then the proxy comes back and a run lands
+//      batch C; job 2 fails on a bad message (on_error: fail) while its last success is older
+//      than 80% of its topic's retention.ms: a retention alert, and floe status warns
+//   3. a third process is stopped by SIGTERM while its run stands before its commit and does not
+//      end within --stop-timeout: the run is abandoned (exit 1), nothing of it is visible, and a
+//      `floe sync` lands batch D
+//
+// Then the table holds A+B+C+D once each in DuckDB, PyIceberg and Spark, floe history shows every
+// run (complete, failed then complete, abandoned, the sync), floe logs shows a failed run's error,
+// and the webhook's token (a secret) appears in no output and no file of the state root.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { bootstrapServers, createTopic, deleteTopic, produce, setTopicConfig } from "../../dev/kafka.ts";
+import { type Readers, startReaders } from "../../dev/readers.ts";
+import { type RunRecord, RunStore } from "../../src/state/run-store.ts";
+import { AppendModel, modelColumns, OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
+
+const repo = join(import.meta.dirname, "..", "..");
+const EXIT_BUSY = 5;
+const PARTITIONS = 2;
+const ws = syncWorkspace("svc_run");
+const topic = `${ws.name}_t`;
+const topic2 = `${ws.name}_bad`;
+const job2 = `${ws.name}_two`;
+const stateRoot = join(ws.dir, "state");
+const storePath = join(stateRoot, "floe.db");
+const token = `tok${ws.run.replace(/_/g, "")}secret`;
+const children: ChildProcess[] = [];
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `floe <args>` in a child process; `done` resolves when it exits. */
+function floe(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ["src/cli/main.ts", ...args], {
+    cwd: repo,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  const done = new Promise<Outcome>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, done, output: () => `${stdout}\n${stderr}` };
+}
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 180_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function runsOf(job: string): RunRecord[] {
+  if (!existsSync(storePath)) return [];
+  const store = RunStore.open(storePath);
+  try {
+    return store.runs(job).reverse();
+  } finally {
+    store.close();
+  }
+}
+
+/** A TCP proxy to the broker's bootstrap address that can refuse connections for a while. */
+class BootstrapProxy {
+  port = 0;
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+
+  async up(): Promise<void> {
+    const [host, port] = bootstrapServers.split(":");
+    this.#server = createServer((client) => {
+      const upstream = netConnect(Number(port), host!);
+      for (const s of [client, upstream]) {
+        this.#sockets.add(s);
+        s.on("error", () => {});
+        s.on("close", () => this.#sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.port, "127.0.0.1", resolve));
+    this.port = (this.#server.address() as { port: number }).port;
+  }
+
+  async down(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const s of this.#sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** A webhook receiver on 127.0.0.1: every body posted, parsed. */
+async function webhookReceiver() {
+  const received: { path: string; body: { text: string; floe: { kind: string; job: string } } }[] = [];
+  const server: HttpServer = createHttpServer((request, response) => {
+    let body = "";
+    request.on("data", (d) => {
+      body += d;
+    });
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", body: JSON.parse(body) });
+      response.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { received, port: (server.address() as { port: number }).port, server };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+let readers: Readers;
+const proxy = new BootstrapProxy();
+let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+before(async () => {
+  readers = await startReaders();
+  await proxy.up();
+  receiver = await webhookReceiver();
+  await createTopic(topic, PARTITIONS);
+  await createTopic(topic2, 1);
+});
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await readers?.close();
+  await proxy.down();
+  receiver?.server.close();
+  await deleteTopic(topic);
+  await deleteTopic(topic2);
+});
+
+function writeJobs() {
+  const job1 = join(ws.dir, "job.yaml");
+  writeFileSync(
+    job1,
+    `name: ${ws.name}
+source:
+  kafka:
+    bootstrap_servers: [127.0.0.1:${proxy.port}]
+    topic_pattern: ^${topic}$
+    connect_timeout: 2s
+    request_timeout: 10s
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ${ws.warehouse}}
+streams:
+  ${topic}: {mode: append, table: t}
+schedule: every 2s
+alerts: {webhook: "http://127.0.0.1:${receiver.port}/hook/${token}"}
+`,
+  );
+  const job2File = join(ws.dir, "job2.yaml");
+  writeFileSync(
+    job2File,
+    `name: ${job2}
+source:
+  kafka:
+    bootstrap_servers: [${bootstrapServers}]
+    topic_pattern: ^${topic2}$
+destination:
+  iceberg:
+    catalog: {type: sql, warehouse: ${ws.warehouse}}
+streams:
+  ${topic2}: {mode: append, table: bad, on_error: fail}
+schedule: "*/2 * * * * *"
+`,
+  );
+  return { job1, job2File };
+}
+
+test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run, a failure then a success, alerts, status, history and logs", async () => {
+  const { job1, job2File } = writeJobs();
+  const counter = new OffsetCounter();
+  const model = new AppendModel();
+  let seq = 0;
+  // A batch produced while a run may list the watermarks goes to one partition, in one request:
+  // a run sees all of it or none of it.
+  const batch = async (n: number, partition?: number) => {
+    const messages = counter.assign(
+      Array.from({ length: n }, () => ({ partition: partition ?? seq % PARTITIONS, key: null, value: { seq: seq++ } })),
+    );
+    await produceExactly(topic, messages, counter);
+    model.apply(messages);
+  };
+  const state = ["--state-dir", stateRoot];
+  const outputs: string[] = [];
+
+  // 1. Batch A on the first run; batch B's run held before its commit.
+  await batch(200);
+  const metricsPort = await freePort();
+  const pauseFile = join(ws.dir, "pause-1");
+  const first = floe(
+    [
+      "run",
+      "--config",
+      job1,
+      ...state,
+      "--metrics",
+      `127.0.0.1:${metricsPort}`,
+      "--retry-delay",
+      "1",
+      "--log-format",
+      "json",
+    ],
+    { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "pause", FLOE_FAULT_FILE: pauseFile },
+  );
+  await until("the first run lands batch A", () =>
+    runsOf(ws.name).some((r) => r.outcome === "complete" && r.messages === 200),
+  );
+  // The run is recorded complete a moment before the service has measured the lag and counted the run.
+  let metrics = "";
+  await until("the metrics count the first run", async () => {
+    metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    return /floe_runs_total\{job="[^"]+",outcome="complete"\} \d/.test(metrics);
+  });
+  const labels = `job="${ws.name}",table="${ws.namespace}.t"`;
+  assert.match(metrics, new RegExp(`floe_messages_read_total\\{${labels}\\} 200\\n`));
+  assert.match(metrics, new RegExp(`floe_records_added_total\\{${labels}\\} 200\\n`));
+  assert.match(metrics, new RegExp(`floe_partition_lag\\{job="${ws.name}",topic="${topic}",partition="1"\\} 0\\n`));
+  assert.match(metrics, new RegExp(`floe_last_success_timestamp_seconds\\{job="${ws.name}"\\} \\d+`));
+  assert.match(metrics, new RegExp(`floe_runs_total\\{job="${ws.name}",outcome="complete"\\} \\d+`));
+  assert.match(metrics, /floe_run_duration_seconds_count\{job="[^"]+",outcome="complete"\} \d+/);
+
+  const second = await floe(["run", "--config", job1, ...state]).done;
+  assert.equal(second.code, EXIT_BUSY, second.stderr);
+  assert.match(
+    second.stderr,
+    new RegExp(`job ${ws.name} is scheduled by process ${first.child.pid} on .* \\(floe run --config ${job1}\\)`),
+  );
+
+  await batch(150, 0);
+  await until("batch B's run stands before its commit", () => existsSync(pauseFile));
+  assert.ok(
+    runsOf(ws.name).some((r) => r.outcome === "running"),
+    "the held run is recorded as running",
+  );
+  const sync = await floe(["sync", "--config", job1, ...state]).done;
+  assert.equal(sync.code, EXIT_BUSY, sync.stderr);
+  assert.match(
+    sync.stderr,
+    new RegExp(`job ${ws.name} is being synced by process ${first.child.pid} on .*floe run --config`),
+  );
+  first.child.kill("SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  rmSync(pauseFile);
+  const firstOut = await first.done;
+  outputs.push(firstOut.stdout, firstOut.stderr);
+  assert.equal(firstOut.code, 0, firstOut.stderr);
+  const afterFirst = runsOf(ws.name);
+  assert.deepEqual(
+    afterFirst.filter((r) => r.messages > 0).map((r) => [r.outcome, r.messages]),
+    [
+      ["complete", 200],
+      ["complete", 150],
+    ],
+    "the run stopped by SIGTERM committed what it had read",
+  );
+  // Every log line of a run carries its id, as JSON on a pipe.
+  const runLines = firstOut.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { runId?: string; msg: string });
+  assert.ok(runLines.some((l) => l.msg === "run started" && afterFirst.some((r) => r.runId === l.runId)));
+  assert.ok(runLines.filter((l) => /^committed /.test(l.msg)).every((l) => typeof l.runId === "string"));
+
+  // 2. Two jobs in one process and one store; Kafka away for job 1, then back.
+  await produce(topic2, [{ value: "not json", partition: 0 }]);
+  await setTopicConfig(topic2, "retention.ms", "3600000");
+  const seeded = RunStore.open(storePath);
+  const oldStart = Date.now() - 55 * 60_000;
+  seeded.saveRun({
+    runId: `${job2}-old`,
+    job: job2,
+    trigger: "schedule",
+    startedAt: oldStart,
+    endedAt: oldStart + 1000,
+    durationMs: 1000,
+    outcome: "complete",
+    messages: 0,
+    bytes: 0,
+    deadLetters: 0,
+    tables: [],
+    error: null,
+    pid: 1,
+    host: "elsewhere",
+  });
+  seeded.close();
+  await proxy.down();
+  await batch(100);
+  const before2 = runsOf(ws.name).length;
+  const secondRun = floe([
+    "run",
+    "--config",
+    job1,
+    "--config",
+    job2File,
+    ...state,
+    "--retry-delay",
+    "1",
+    "--log-format",
+    "json",
+    "--log-level",
+    "debug",
+    // For job 2, whose file names no webhook.
+    "--webhook",
+    `http://127.0.0.1:${receiver.port}/hook/${token}`,
+  ]);
+  await until("a run of job 1 fails without Kafka", () =>
+    runsOf(ws.name)
+      .slice(before2)
+      .some((r) => r.outcome === "failed"),
+  );
+  await proxy.up();
+  await until("a run of job 1 lands batch C", () =>
+    runsOf(ws.name)
+      .slice(before2)
+      .some((r) => r.outcome === "complete" && r.messages === 100),
+  );
+  await until("job 2 fails and its retention alert is sent", () =>
+    receiver.received.some((a) => a.body.floe.kind === "retention" && a.body.floe.job === job2),
+  );
+  secondRun.child.kill("SIGTERM");
+  const secondOut = await secondRun.done;
+  outputs.push(secondOut.stdout, secondOut.stderr);
+  assert.equal(secondOut.code, 0, secondOut.stderr);
+
+  const failed = runsOf(ws.name)
+    .slice(before2)
+    .filter((r) => r.outcome === "failed");
+  assert.ok(failed.length >= 1);
+  for (const r of failed) {
+    assert.equal(r.error?.kind, "connection");
+    assert.equal(r.error?.retryable, true);
+    assert.match(r.error!.message, new RegExp(`127\\.0\\.0\\.1:${proxy.port}`));
+  }
+  const alerts = receiver.received;
+  assert.ok(alerts.every((a) => a.path === `/hook/${token}`));
+  const failedAlert = alerts.find((a) => a.body.floe.kind === "run-failed" && a.body.floe.job === ws.name);
+  assert.match(
+    failedAlert!.body.text,
+    new RegExp(`^floe: run \\S+ of job ${ws.name} failed \\(connection, retryable\\): `),
+  );
+  const retention = alerts.find((a) => a.body.floe.kind === "retention")!;
+  assert.match(
+    retention.body.text,
+    new RegExp(`job ${job2}: the last successful run started 5\\dm ago, near the retention of topic ${topic2}`),
+  );
+  const job2Runs = runsOf(job2).filter((r) => r.runId !== `${job2}-old`);
+  assert.ok(job2Runs.length >= 1 && job2Runs.every((r) => r.outcome === "failed" && r.error?.kind === "bad-message"));
+
+  const status2 = await floe(["status", "--config", job2File, ...state, "--json"]).done;
+  assert.equal(status2.code, 0, status2.stderr);
+  const [s2] = JSON.parse(status2.stdout);
+  assert.match(
+    s2.retentionWarning,
+    new RegExp(`near the retention of topic ${topic2} \\(retention\\.ms 3600000, 1h\\)`),
+  );
+  assert.equal(s2.lastSuccess.runId, `${job2}-old`);
+  assert.deepEqual(
+    s2.lag.partitions.map((p: { lag: string; highWatermark: string }) => [p.highWatermark, p.lag]),
+    [["1", "1"]],
+  );
+  assert.equal(s2.schedule, "*/2 * * * * *");
+  assert.ok(s2.nextRun > Date.now() - 60_000);
+
+  // 3. SIGTERM while a run stands before its commit, past --stop-timeout: abandoned.
+  await batch(120);
+  const pauseFile3 = join(ws.dir, "pause-3");
+  const third = floe(["run", "--config", job1, ...state, "--stop-timeout", "2", "--log-format", "json"], {
+    FLOE_FAULT_AT: "after-data-files",
+    FLOE_FAULT: "pause",
+    FLOE_FAULT_FILE: pauseFile3,
+  });
+  await until("batch D's run stands before its commit", () => existsSync(pauseFile3));
+  third.child.kill("SIGTERM");
+  const thirdOut = await third.done;
+  outputs.push(thirdOut.stdout, thirdOut.stderr);
+  rmSync(pauseFile3, { force: true });
+  assert.equal(thirdOut.code, 1, thirdOut.stderr);
+  assert.match(thirdOut.stdout, /stopped without waiting for 1 running sync\(s\): marked abandoned/);
+  const abandoned = runsOf(ws.name).at(-1)!;
+  assert.equal(abandoned.outcome, "abandoned");
+
+  const status1 = await floe(["status", "--config", job1, ...state, "--json"]).done;
+  const [s1] = JSON.parse(status1.stdout);
+  assert.equal(s1.lastRun.outcome, "abandoned");
+  assert.equal(
+    s1.lag.partitions.reduce((sum: bigint, p: { lag: string }) => sum + BigInt(p.lag), 0n),
+    120n,
+    "the abandoned run committed nothing",
+  );
+  assert.equal(s1.retentionWarning, null);
+  const text = await floe(["status", "--config", job1, ...state]).done;
+  assert.match(text.stdout, new RegExp(`job ${ws.name} \\(schedule: every 2s\\)\\n  last run .* abandoned`));
+
+  const last = await floe(["sync", "--config", job1, ...state]).done;
+  assert.equal(last.code, 0, last.stderr);
+  await readers.assertRows({ catalog: ws.catalogRef, namespace: ws.namespace, table: "t" }, model.rows(["seq"]), {
+    columns: modelColumns(["seq"]),
+    orderBy: ["_kafka_partition", "_kafka_offset"],
+  });
+
+  // floe history: every run, newest first.
+  const history = await floe(["history", "--config", job1, ...state, "--json", "--limit", "1000"]).done;
+  assert.equal(history.code, 0, history.stderr);
+  const runs = (JSON.parse(history.stdout) as RunRecord[]).reverse();
+  const landed = runs.filter((r) => r.messages > 0 && (r.outcome === "complete" || r.outcome === "partial"));
+  assert.deepEqual(
+    landed.map((r) => [r.messages, r.trigger]),
+    [
+      [200, "schedule"],
+      [150, "schedule"],
+      [100, landed[2]!.trigger],
+      [120, "sync"],
+    ],
+  );
+  assert.ok(["schedule", "retry"].includes(landed[2]!.trigger));
+  const firstFailure = runs.findIndex((r) => r.outcome === "failed");
+  const successAfter = runs.findIndex((r, i) => i > firstFailure && r.outcome === "complete" && r.messages === 100);
+  assert.ok(firstFailure >= 0 && successAfter > firstFailure, "a failed run, then a successful one");
+  assert.equal(runs.filter((r) => r.outcome === "abandoned").length, 1);
+  assert.equal(landed[3]!.tables[0]!.recordsAdded, 120);
+  assert.equal(landed[0]!.bytes, landed[0]!.tables[0]!.bytesRead);
+  const historyText = await floe(["history", "--config", job1, ...state, "--limit", "1000"]).done;
+  assert.match(historyText.stdout, /^run id +started +duration +outcome +trigger +messages +bytes +dead letters\n/);
+  assert.match(historyText.stdout, /\n {4}error \(connection, retryable\): cannot connect to Kafka/);
+  assert.match(historyText.stdout, new RegExp(`\\n {4}${ws.namespace}\\.t: 120 messages, 120 records added`));
+
+  // floe logs: a failed run's lines, its errors alone, as JSON.
+  const failedId = runs[firstFailure]!.runId;
+  const logs = await floe(["logs", failedId, ...state]).done;
+  assert.equal(logs.code, 0, logs.stderr);
+  assert.match(logs.stdout, /INFO +run started\n/);
+  assert.match(logs.stdout, /ERROR +run failed \(connection\): cannot connect to Kafka/);
+  const errors = await floe(["logs", failedId, ...state, "--errors", "--json"]).done;
+  const errorLines = errors.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.ok(errorLines.length >= 1);
+  assert.ok(errorLines.every((l) => l.level >= 50 && l.runId === failedId && l.kind === "connection"));
+  const unknown = await floe(["logs", "nope", ...state]).done;
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no run nope in /);
+  // --follow on an ended run prints its lines and returns.
+  const followed = await floe(["logs", landed[3]!.runId, ...state, "--follow"]).done;
+  assert.match(followed.stdout, /run complete: 120 messages/);
+
+  // The webhook's token is a secret: in no output, in no file of the state root.
+  for (const output of [...outputs, history.stdout, historyText.stdout, logs.stdout, status1.stdout, status2.stdout]) {
+    assert.ok(!output.includes(token), "the webhook token appears in an output");
+  }
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+  for (const file of files(stateRoot)) {
+    assert.ok(!readFileSync(file).includes(token), `the webhook token appears in ${file}`);
+  }
+});
