@@ -1,7 +1,7 @@
 // A Python for PyIceberg reads of Azure tables: a venv of its own with adlfs, layered over the
 // shared readers venv (a .pth file puts that venv's site-packages on its path), so the readers'
 // recipe stays as it is. Built beside any older one when its recipe changes.
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBeside, localDir, root, runStep } from "./lib.ts";
 import { readerEnv } from "./readers.ts";
@@ -22,7 +22,7 @@ export async function adlfsPython(): Promise<string> {
   }
   const dir = buildBeside([requirements], join(localDir, "adlfs-venv"), (staging) => {
     runStep("adlfs", "creating the adlfs venv", readerEnv.python, ["-m", "venv", "--without-pip", staging]);
-    writeFileSync(join(sitePackages(staging), "floe-readers.pth"), `${sitePackages(join(localDir, "venv"))}\n`);
+    linkReadersVenv(staging);
     runStep("adlfs", "installing adlfs from PyPI", join(staging, "bin", "python"), [
       "-m",
       "pip",
@@ -33,5 +33,17 @@ export async function adlfsPython(): Promise<string> {
       requirements,
     ]);
   });
+  // A venv built through a git worktree's .local symlink named the readers venv by that path,
+  // which goes when the worktree does: name the real one again.
+  const pth = join(sitePackages(dir), "floe-readers.pth");
+  if (!existsSync(readFileSync(pth, "utf8").trim())) linkReadersVenv(dir);
   return join(dir, "bin", "python");
+}
+
+/** Puts the readers venv's site-packages, by its real path, on the path of the venv at `venv`. */
+function linkReadersVenv(venv: string): void {
+  writeFileSync(
+    join(sitePackages(venv), "floe-readers.pth"),
+    `${realpathSync(sitePackages(join(localDir, "venv")))}\n`,
+  );
 }

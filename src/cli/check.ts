@@ -85,7 +85,14 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
               messages: sample.messages,
               tombstones: sample.tombstones,
               bad: sample.bad,
-              columns: sample.columns,
+              // No example values here: `floe discover` shows them, hiding secret-named fields.
+              columns: sample.columns.map(({ name, type, source, values, misfits }) => ({
+                name,
+                type,
+                source,
+                values,
+                misfits,
+              })),
               proposedColumns: Object.fromEntries(sample.proposed),
             },
           }),

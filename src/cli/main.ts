@@ -3,8 +3,10 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerCheck } from "./check.ts";
 import { registerConfig } from "./config-schema.ts";
+import { registerDiscover } from "./discover.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { registerHistory } from "./history.ts";
+import { registerInit } from "./init.ts";
 import { registerLogs } from "./logs.ts";
 import { registerRun } from "./run.ts";
 import { registerServe } from "./serve.ts";
@@ -19,12 +21,14 @@ const program = new Command("floe")
   .showHelpAfterError()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
 
+registerInit(program);
 registerSync(program);
 registerRun(program);
 registerStatus(program);
 registerHistory(program);
 registerLogs(program);
 registerCheck(program);
+registerDiscover(program);
 registerConfig(program);
 registerServe(program);
 

@@ -7,10 +7,10 @@ import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
 import { jobStateDir, runStorePath, stateRoot } from "../service/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
-import type { SyncEvent } from "../sync/events.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
+import { progressDisplay, wantsProgress } from "./progress-terminal.ts";
 import { reportToJson, reportToText } from "./report.ts";
 
 interface SyncFlags {
@@ -73,7 +73,8 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const progress = process.stderr.isTTY && !flags.json ? progressLine() : undefined;
+  // On stderr, and only on a terminal: the report on stdout stays clean for a pipe or a file.
+  const progress = wantsProgress(process.stderr) && !flags.json ? progressDisplay(process.stderr) : undefined;
   let lock: JobLock | undefined;
   let store: RunStore | undefined;
   try {
@@ -124,22 +125,6 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-/** A one-line progress display on stderr, redrawn in place, from the sync's events. */
-function progressLine() {
-  let planned = 0n;
-  const draw = (text: string) => process.stderr.write(`\r\x1b[2K${text}`);
-  return {
-    update(event: SyncEvent) {
-      if (event.type === "planned") planned = event.messagesToRead;
-      else if (event.type === "partition-progress") draw(`reading ${event.messagesRead} / ${planned} messages`);
-      else if (event.type === "table-committed") draw(`committed ${event.report.table}`);
-    },
-    done() {
-      process.stderr.write("\r\x1b[2K");
-    },
-  };
 }
 
 function nonNegativeSeconds(text: string): number {

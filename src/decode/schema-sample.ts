@@ -12,10 +12,11 @@
 // more than one type, or of none: a table's column keeps its type whatever the job file says,
 // beyond Iceberg's int-to-long and float-to-double.
 
+import { stringifyJson } from "../iceberg/spec/json.ts";
 import { typeToString } from "../iceberg/spec/types.ts";
 import { type DeclarableType, type DeclaredColumns, NO_DECLARED_COLUMNS } from "./declared-columns.ts";
 import { columnTypeFor, type SchemaInference, type TableSchema, type ValueType, valueTypeOf } from "./infer-schema.ts";
-import { type BadMessageKind, decodeJsonMessage } from "./json-message.ts";
+import { type BadMessageKind, decodeJsonMessage, type JsonValue } from "./json-message.ts";
 import { isSystemColumn } from "./system-columns.ts";
 
 export type ColumnSource = "declared" | "table" | "inferred";
@@ -29,7 +30,14 @@ export interface SampledColumn {
   readonly values: Readonly<Partial<Record<ValueType | "null", number>>>;
   /** Sampled messages that are bad messages because of this field (the column refuses the value). */
   readonly misfits: number;
+  /** The table's column requires a value; a column floe adds never does. */
+  readonly required: boolean;
+  /** The JSON text of the first non-null sampled value, cut to EXAMPLE_MAX_CHARS; undefined when there is none. */
+  readonly example: string | undefined;
 }
+
+/** Examples are for a glance at a table of columns: a long value is cut, and the cut marked with "…". */
+export const EXAMPLE_MAX_CHARS = 80;
 
 export interface StreamSample {
   readonly messages: number;
@@ -45,11 +53,13 @@ export interface StreamSample {
 interface FieldStats {
   values: Partial<Record<ValueType | "null", number>>;
   misfits: number;
+  example: string | undefined;
 }
 
 export class SchemaSample {
   private readonly inference: SchemaInference;
   private readonly tableColumns: ReadonlySet<string>;
+  private readonly requiredColumns: ReadonlySet<string>;
   private readonly declared: DeclaredColumns;
   private readonly fields = new Map<string, FieldStats>();
   private readonly bad: Partial<Record<BadMessageKind, number>> = {};
@@ -64,6 +74,7 @@ export class SchemaSample {
   ) {
     this.inference = inference;
     this.tableColumns = new Set(table?.schema.fields.map((f) => f.name) ?? []);
+    this.requiredColumns = new Set(table?.schema.fields.filter((f) => f.required).map((f) => f.name) ?? []);
     this.declared = declared;
     for (const name of declared.keys()) this.stats(name);
   }
@@ -87,6 +98,7 @@ export class SchemaSample {
       const kind = value === null ? "null" : valueTypeOf(value, wholeDecimals?.has(name) === true);
       const stats = this.stats(name);
       stats.values[kind] = (stats.values[kind] ?? 0) + 1;
+      if (stats.example === undefined && value !== null) stats.example = exampleOf(value);
     }
     const mismatch = this.inference.observe(decoded);
     if (mismatch !== undefined && this.fields.has(mismatch.field)) this.fields.get(mismatch.field)!.misfits++;
@@ -108,6 +120,8 @@ export class SchemaSample {
         source,
         values: { ...stats.values },
         misfits: stats.misfits,
+        required: this.requiredColumns.has(name),
+        example: stats.example,
       });
       if (source === "inferred") {
         const proposal = proposedType(stats.values);
@@ -120,11 +134,19 @@ export class SchemaSample {
   private stats(name: string): FieldStats {
     let stats = this.fields.get(name);
     if (stats === undefined) {
-      stats = { values: {}, misfits: 0 };
+      stats = { values: {}, misfits: 0, example: undefined };
       this.fields.set(name, stats);
     }
     return stats;
   }
+}
+
+/** A value's JSON text (int64s exact), cut to EXAMPLE_MAX_CHARS characters. */
+export function exampleOf(value: JsonValue): string {
+  const text = stringifyJson(value);
+  if (text.length <= EXAMPLE_MAX_CHARS) return text;
+  // Cut between code points, never inside a surrogate pair.
+  return `${text.slice(0, EXAMPLE_MAX_CHARS).replace(/[\uD800-\uDBFF]$/, "")}…`;
 }
 
 /** The type to declare for a field whose values are of these types; undefined when one inferred type fits them all. */

@@ -42,7 +42,8 @@ export interface SyncPlan {
   recreated: RecreatedTopic[];
 }
 
-export async function planSync(job: Job, source: SyncSource, catalog: Catalog): Promise<SyncPlan> {
+/** `catalog` undefined: there is none yet (an embedded warehouse never written), so no table either. */
+export async function planSync(job: Job, source: SyncSource, catalog: Catalog | undefined): Promise<SyncPlan> {
   const { selected, skipped } = selectTopics(job, await source.listTopics());
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
   const topics = await source.describeTopics(selected.map((s) => s.topic));
@@ -82,8 +83,9 @@ export async function planSync(job: Job, source: SyncSource, catalog: Catalog): 
   return { targets, skipped, offsets, topicIds, recreated };
 }
 
-async function loadTargets(catalog: Catalog, job: Job, selection: SelectedTopic): Promise<StreamTargets> {
+async function loadTargets(catalog: Catalog | undefined, job: Job, selection: SelectedTopic): Promise<StreamTargets> {
   const load = async (name: string) => {
+    if (catalog === undefined) return undefined;
     try {
       return await Table.load(catalog, { namespace: [job.namespace], name });
     } catch (error) {

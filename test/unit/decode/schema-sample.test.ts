@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { DeclarableType } from "../../../src/decode/declared-columns.ts";
 import { SchemaInference, type TableSchema } from "../../../src/decode/infer-schema.ts";
-import { proposedType, SchemaSample } from "../../../src/decode/schema-sample.ts";
+import { EXAMPLE_MAX_CHARS, exampleOf, proposedType, SchemaSample } from "../../../src/decode/schema-sample.ts";
 import { SYSTEM_COLUMNS } from "../../../src/decode/system-columns.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -80,4 +80,33 @@ test("proposals: double for ints and decimals, string for any other mix, none fo
   assert.equal(proposedType({ long: 1, double: 1, string: 1 }), "string");
   assert.equal(proposedType({ huge: 1 }), "string");
   assert.equal(proposedType({ double: 1, huge: 1 }), "string");
+});
+
+test("examples: the first non-null value's JSON text (int64s exact, long ones cut), and whether the table requires the column", () => {
+  const table: TableSchema = {
+    schema: { schemaId: 1, fields: [...SYSTEM_COLUMNS, { id: 9, name: "id", required: true, type: "long" }] },
+    lastColumnId: 9,
+  };
+  const result = sampleOf(
+    [
+      `{"id":9223372036854775807,"note":null,"tags":{"a":[1,2]},"text":"${"é".repeat(100)}"}`,
+      '{"id":1,"note":"later","tags":null}',
+    ],
+    table,
+  );
+  assert.deepEqual(
+    result.columns.map((c) => [c.name, c.required, c.example]),
+    [
+      ["id", true, "9223372036854775807"],
+      ["note", false, '"later"'],
+      ["tags", false, '{"a":[1,2]}'],
+      ["text", false, `"${"é".repeat(EXAMPLE_MAX_CHARS - 1)}…`],
+    ],
+  );
+  assert.equal(exampleOf("😀".repeat(60)).endsWith("…"), true);
+  assert.equal(
+    /[\uD800-\uDBFF]…$/.test(exampleOf(`x${"😀".repeat(60)}`)),
+    false,
+    "no half surrogate pair before the cut",
+  );
 });
