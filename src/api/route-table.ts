@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { describeIssue } from "../config/load-job.ts";
 import { stringifyJson } from "../iceberg/spec/json.ts";
+import { classifyError } from "../sync/classify-error.ts";
 import type { Caller } from "./auth.ts";
 
 export type Method = "get" | "post" | "put" | "delete";
@@ -157,6 +158,12 @@ export function errorReply(error: unknown): Reply {
     }));
     return json({ error: (error as Error).message, issues }, 400);
   }
+  // The sync's one classification: a job that does not fit what it finds (no topic selected, two
+  // topics on one table) is the request's fault; an unreachable or refusing Kafka or catalog is
+  // a bad gateway, named.
+  const { kind, message } = classifyError(error);
+  if (kind === "config") return json({ error: message, issues: [{ path: "", message }] }, 400);
+  if (kind === "connection" || kind === "auth") return json({ error: message, issues: [] }, 502);
   return json({ error: error instanceof Error ? error.message : String(error), issues: [] }, 500);
 }
 

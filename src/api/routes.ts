@@ -194,22 +194,22 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: "The source's topics with partitions, retained messages and the columns inferred from a sample",
       tag: "sources",
       body: z.strictObject({
-        topic_pattern: z.string().max(500).optional().describe("Matched against the whole topic name."),
-        sample: z.int().min(0).max(5000).default(200),
+        topic_pattern: z
+          .string()
+          .max(500)
+          .optional()
+          .describe("Matched against the whole topic name; absent: every topic."),
+        sample: z.int().min(0).max(5000).default(200).describe("Messages sampled per topic."),
+        destination: z.string().optional().describe("A stored destination: its existing tables are marked."),
+        job: z.string().optional().describe("The job's name (its namespace); default discover."),
       }),
       responses: { ...ok(S.discovery), ...named("source") },
       handler: async ({ params, body }) => {
-        if (body.topic_pattern !== undefined) {
-          try {
-            new RegExp(body.topic_pattern);
-          } catch (error) {
-            throw new ApiError(400, "invalid topic_pattern", [
-              { path: "topic_pattern", message: (error as Error).message },
-            ]);
-          }
-        }
-        const source = store.probeJob("source", params["name"]!).source;
-        return json(await (await sync()).discover(source, body.topic_pattern, body.sample));
+        const job = store.discoveryJob(
+          { source: params["name"]!, destination: body.destination, job: body.job },
+          body.topic_pattern || ".*",
+        );
+        return json(await (await sync()).discover(job, body.sample));
       },
     }),
     ...crud("destination", "destinations", destinationRecord, S.destinationShown, "destinations"),

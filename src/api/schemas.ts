@@ -96,6 +96,8 @@ export const discovery = z.object({
   topics: z.array(
     z.object({
       topic: z.string(),
+      table: z.string(),
+      tableExists: z.boolean(),
       partitions: z.array(
         z.object({
           partition: z.number(),

@@ -3,16 +3,39 @@
 import type { Destination } from "../config/destination.ts";
 import type { Job } from "../config/job.ts";
 import type { Source } from "../config/source.ts";
-import { withCatalog, withKafkaSource } from "../sync/connect.ts";
+import { withCatalog } from "../sync/connect.ts";
+import { discoverStreams, withDiscoveryConnections } from "../sync/discover-streams.ts";
 import { jobTables, previewJobTable } from "../sync/job-tables.ts";
-import { discoverStreams } from "../sync/stream-discovery.ts";
 import { testDestination as probeDestination, testSource as probeSource } from "../sync/test-connection.ts";
 
 export const testSource = (source: Source) => probeSource(source);
 export const testDestination = (destination: Destination) => probeDestination(destination);
 
-export function discover(source: Source, topicPattern: string | undefined, sample: number) {
-  return withKafkaSource(source, (s) => discoverStreams(s, { topicPattern, sample }));
+/** `floe discover`'s discovery (sync/discover-streams.ts), in the shape of the streams step. */
+export async function discover(job: Job, sample: number) {
+  const found = await withDiscoveryConnections(job, (connections) => discoverStreams(job, connections, { sample }));
+  return {
+    topics: found.streams.map((s) => ({
+      topic: s.topic,
+      table: s.table,
+      tableExists: s.tableExists,
+      partitions: s.partitions.map((p) => ({
+        partition: p.partition,
+        logStartOffset: String(p.logStartOffset),
+        highWatermark: String(p.highWatermark),
+        retained: Number(p.retained),
+      })),
+      retained: Number(s.retained),
+      sampled: s.sample.messages,
+      columns: s.sample.columns.map((c) => ({
+        name: c.name,
+        ...(c.type === undefined ? {} : { type: c.type }),
+        nullable: c.nullable || c.nulls > 0,
+        ...(c.example === undefined ? {} : { example: c.example }),
+      })),
+    })),
+    skipped: found.skipped.map((t) => ({ topic: t.topic, reason: t.reason })),
+  };
 }
 
 export function tables(job: Job) {

@@ -216,6 +216,26 @@ export class ConfigStore {
     return this.#toJob(compose({ name: "probe", topic_pattern: ".*" }, source, destination), env);
   }
 
+  /**
+   * The job that the streams step discovers with: a stored source, optionally a destination
+   * (whose tables then show as existing), the topics a pattern selects, under the job's name.
+   */
+  discoveryJob(
+    names: { source: string; destination?: string | undefined; job?: string | undefined },
+    topicPattern: string,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+  ): Job {
+    const destination = names.destination === undefined ? { iceberg: {} } : this.destinationDocument(names.destination);
+    return this.#toJob(
+      compose(
+        { name: names.job ?? "discover", topic_pattern: topicPattern },
+        this.sourceDocument(names.source),
+        destination,
+      ),
+      env,
+    );
+  }
+
   #toJob(doc: Doc, env: Readonly<Record<string, string | undefined>>): Job {
     const data = interpolateEnv(doc, env);
     if (data.issues.length > 0) {

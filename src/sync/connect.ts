@@ -128,16 +128,6 @@ export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory
   });
 }
 
-/** Runs `work` with the source's cluster alone (discovery needs no catalog), closed however it ends. */
-export async function withKafkaSource<T>(source: Source, work: (source: KafkaSource) => Promise<T>): Promise<T> {
-  const cluster = await KafkaCluster.connect(kafkaConnectionOptions(source));
-  try {
-    return await work(new KafkaSource(cluster));
-  } finally {
-    await cluster.close();
-  }
-}
-
 /** Runs `work` with the destination's catalog alone (looking at tables needs no cluster). */
 export async function withCatalog<T>(destination: Destination, work: (catalog: Catalog) => Promise<T>): Promise<T> {
   const catalog = await loadCatalog(catalogConfig(destination), { fileIO: tableFileIO(destination.storage) });

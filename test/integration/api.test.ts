@@ -103,6 +103,11 @@ test("a job over the seed walkthrough: Sync now twice, history with the commit r
       [`${prefix}orders`, 1, 40],
     ],
   );
+  const nothing = await api.post("/api/sources/local/discover", { topic_pattern: `${prefix}no_such_topic` });
+  assert.equal(nothing.status, 400, nothing.text);
+  assert.match(nothing.body.error, /selects none of the/);
+  const badPattern = await api.post("/api/sources/local/discover", { topic_pattern: "(" });
+  assert.equal(badPattern.status, 400, badPattern.text);
   const id = discovered.body.topics[0].columns.find((c: Json) => c.name === "id");
   assert.deepEqual([id.type, id.example], ["long", "1"]);
 

@@ -75,7 +75,11 @@ export function JobEditor({ name }: { name?: string }) {
   const discover = async () => {
     setDiscovering(true);
     try {
-      const d = await post(`/api/sources/${job.source}/discover`, pattern ? { topic_pattern: pattern } : {});
+      const d = await post(`/api/sources/${job.source}/discover`, {
+        ...(pattern ? { topic_pattern: pattern } : {}),
+        ...(job.destination ? { destination: job.destination } : {}),
+        ...(/^[A-Za-z0-9_]+$/.test(job.name) ? { job: job.name } : {}),
+      });
       setDiscovery(d);
       setError(null);
     } catch (err) {
