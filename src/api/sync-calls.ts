@@ -44,7 +44,9 @@ export function tables(job: Job) {
 
 export async function preview(job: Job, table: string, limit: number) {
   const result = await withCatalog(job.destination, (catalog) => previewJobTable(job, catalog, table, limit));
-  const columns = [...new Set(result.rows.flatMap((r) => Object.keys(r)))];
+  // The message's fields first, floe's system columns (_kafka_key, _op_type, ...) after them.
+  const names = [...new Set(result.rows.flatMap((r) => Object.keys(r)))];
+  const columns = [...names.filter((n) => !n.startsWith("_")), ...names.filter((n) => n.startsWith("_"))];
   return { columns, rows: result.rows.map(plainRow), liveRows: result.liveRows };
 }
 

@@ -31,7 +31,7 @@ function Chart({
     ];
     const plot = new uPlot(
       {
-        width: Math.min(900, ref.current.clientWidth || 900),
+        width: ref.current.clientWidth || 900,
         height: 240,
         series: [
           {},
