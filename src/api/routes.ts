@@ -102,7 +102,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       lastRun: last ? runSummary(last) : null,
       runningRun: runs.runningRun(name) ?? null,
       nextRun: runs.nextRun(name)?.toISOString() ?? null,
-      lag: lastAt === undefined ? null : lag.filter((s) => s.at === lastAt).reduce((sum, s) => sum + s.lag, 0),
+      lag:
+        runs.measuredLag(name) ??
+        (lastAt === undefined ? null : lag.filter((s) => s.at === lastAt).reduce((sum, s) => sum + s.lag, 0)),
     };
   };
 

@@ -74,7 +74,12 @@ export const jobRow = z.object({
   lastRun: runSummary.nullable(),
   runningRun: z.string().nullable(),
   nextRun: z.string().nullable(),
-  lag: z.number().nullable().describe("Messages to read at the last run's plan, over every partition."),
+  lag: z
+    .number()
+    .nullable()
+    .describe(
+      "Messages behind over every partition (high watermark minus where the next sync resumes), measured when the last run ended; before any measurement, the messages to read at the last run's plan.",
+    ),
 });
 
 export const logLine = z.object({

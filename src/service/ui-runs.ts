@@ -3,8 +3,8 @@
 // (scheduler.ts) for each job that has a schedule and is not paused, one Service per job,
 // replaced when the job changes. Sync now takes the job's sync lock as any run does, so it
 // never overlaps a scheduled run or a `floe sync` of the job. Beside them: what the UI shows
-// live (progress per partition of a running run) and the lag at each run's plan, kept over
-// time for the plots.
+// live (progress per partition of a running run), the lag at each run's plan (kept over time
+// for the plots) and the lag measured when each run ended (job-status.ts), in lag.db.
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { type RunRecord, RunStore } from "../state/run-store.ts";
 import type { SyncEvent } from "../sync/events.ts";
 import type { ConfigStore } from "./config-store.ts";
 import { acquireJobLock } from "./job-lock.ts";
+import { type JobLag, measureLag } from "./job-status.ts";
 import { createLogger, type Logger, RunLogSink } from "./logger.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { runJob } from "./run-job.ts";
@@ -44,16 +45,22 @@ interface Live {
   abort?: AbortController;
 }
 
-/** The scheduler's metrics, also feeding the live view of its runs' events. */
+/** The scheduler's metrics, also feeding the live view of its runs' events and the lag measured after each run. */
 class LiveMetrics extends ServiceMetrics {
   readonly #onEvent: (job: string, event: SyncEvent) => void;
-  constructor(onEvent: (job: string, event: SyncEvent) => void) {
+  readonly #onLag: (job: string, lag: JobLag) => void;
+  constructor(onEvent: (job: string, event: SyncEvent) => void, onLag: (job: string, lag: JobLag) => void) {
     super();
     this.#onEvent = onEvent;
+    this.#onLag = onLag;
   }
   override observeEvent(job: string, event: SyncEvent): void {
     super.observeEvent(job, event);
     this.#onEvent(job, event);
+  }
+  override setLag(job: string, lag: JobLag): void {
+    super.setLag(job, lag);
+    this.#onLag(job, lag);
   }
 }
 
@@ -96,13 +103,19 @@ export class UiRuns {
     this.#logger = logger;
     this.#sink = sink;
     this.store = RunStore.open(runStorePath(root));
-    this.#metrics = new LiveMetrics((job, event) => this.#observe(job, event));
+    this.#metrics = new LiveMetrics(
+      (job, event) => this.#observe(job, event),
+      (job, lag) => this.#measured(job, lag),
+    );
     mkdirSync(root, { recursive: true });
     this.#lag = new DatabaseSync(join(root, "lag.db"), { timeout: 5000 });
     this.#lag.exec(`PRAGMA journal_mode = WAL;
       CREATE TABLE IF NOT EXISTS lag (job TEXT NOT NULL, at INTEGER NOT NULL, topic TEXT NOT NULL,
         partition INTEGER NOT NULL, lag INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS lag_job ON lag (job, at);`);
+      CREATE INDEX IF NOT EXISTS lag_job ON lag (job, at);
+      CREATE TABLE IF NOT EXISTS measured_lag (job TEXT NOT NULL, at INTEGER NOT NULL, topic TEXT NOT NULL,
+        partition INTEGER NOT NULL, lag INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS measured_lag_job ON measured_lag (job, at);`);
   }
 
   /** Opens the run store of the state root and schedules every stored job that has a schedule. */
@@ -150,6 +163,23 @@ export class UiRuns {
     }
   }
 
+  /** The lag measured after a run (job-status.ts): the high watermark minus where the next sync resumes. */
+  #measured(job: string, lag: JobLag): void {
+    const at = Date.now();
+    const insert = this.#lag.prepare("INSERT INTO measured_lag VALUES (?, ?, ?, ?, ?)");
+    for (const p of lag.partitions) insert.run(job, at, p.topic, p.partition, Number(p.lag));
+  }
+
+  /** The job's lag over every partition at the last measurement, or undefined when none was made yet. */
+  measuredLag(name: string): number | undefined {
+    const row = this.#lag
+      .prepare(
+        "SELECT SUM(lag) AS lag FROM measured_lag WHERE job = ? AND at = (SELECT MAX(at) FROM measured_lag WHERE job = ?)",
+      )
+      .get(name, name) as { lag: number | null } | undefined;
+    return row?.lag ?? undefined;
+  }
+
   /** Starts a run now and resolves to its id once it has one; JobBusyError when the job is being synced. */
   async syncNow(name: string): Promise<string> {
     const running = this.#live.get(name);
@@ -174,6 +204,7 @@ export class UiRuns {
         started(runId);
       },
       onEvent: (event) => this.#metrics.observeEvent(name, event),
+      afterSync: async (connections) => this.#metrics.setLag(name, await measureLag(job, connections)),
     })
       .then((run) => {
         this.#metrics.observeRun(run.record);

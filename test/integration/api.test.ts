@@ -171,7 +171,7 @@ test("a job over the seed walkthrough: Sync now twice, history with the commit r
   const row = jobs.body.find((j: Json) => j.name === name);
   assert.equal(row.lastRun.id, second.id);
   assert.equal(row.nextRun, `${new Date().getUTCFullYear() + 1}-01-01T00:00:00.000Z`);
-  assert.equal(row.lag, expected.after_phase2.records_read);
+  assert.equal(row.lag, 0, "measured after the run: nothing left to read");
 
   const log = await api.get(`/api/runs/${second.id}/logs`);
   assert.ok(
