@@ -3,7 +3,7 @@
 // integration test, so the demo shows exactly what the test proves.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTopic, deleteTopic, produce } from "../dev/kafka.ts";
+import { createTopic, type DevBroker, deleteTopic, plainBroker, produce } from "../dev/kafka.ts";
 
 const dataDir = join(import.meta.dirname, "seed-walkthrough");
 
@@ -34,14 +34,14 @@ interface OrderFigures {
 export const expected = JSON.parse(readFileSync(join(dataDir, "expected.json"), "utf8")) as Expected;
 
 /** Fresh topics (1 partition each), under a prefix so that tests do not collide. */
-export async function createTopics(prefix = ""): Promise<void> {
+export async function createTopics(prefix = "", broker: DevBroker = plainBroker): Promise<void> {
   for (const topic of topics) {
-    await deleteTopic(`${prefix}${topic}`);
-    await createTopic(`${prefix}${topic}`, 1);
+    await deleteTopic(`${prefix}${topic}`, broker);
+    await createTopic(`${prefix}${topic}`, 1, broker);
   }
 }
 
-export async function producePhase(phase: 1 | 2, prefix = ""): Promise<number> {
+export async function producePhase(phase: 1 | 2, prefix = "", broker: DevBroker = plainBroker): Promise<number> {
   let count = 0;
   for (const topic of topics) {
     const lines = readFileSync(join(dataDir, `${topic}.phase${phase}.tsv`), "utf8")
@@ -53,6 +53,7 @@ export async function producePhase(phase: 1 | 2, prefix = ""): Promise<number> {
         const tab = line.indexOf("\t");
         return { key: line.slice(0, tab), value: line.slice(tab + 1) };
       }),
+      broker,
     );
     count += lines.length;
   }

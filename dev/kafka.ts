@@ -1,8 +1,10 @@
 // Kafka chores of the tests, the demo and the benchmarks, against the broker of
-// dev/services/kafka.ts (or, for a benchmark, the one it is given).
+// dev/services/kafka.ts, or the one they are given (the secure broker as its super user, see
+// dev/kafka-secure.ts; for a benchmark, another).
 // Each call opens its own client and closes it, so a test never leaks a connection.
 import {
   Admin,
+  type BaseOptions,
   ConfigResourceTypes,
   findErrorBy,
   IncrementalAlterConfigOperationTypes,
@@ -15,6 +17,14 @@ import { brokerPort } from "./services/kafka/config.ts";
 export const bootstrapServers = `127.0.0.1:${brokerPort()}`;
 
 const clientId = "floe-dev";
+
+/** A broker to run the chores on, and how to connect to it; a bare "host:port" is a PLAINTEXT one. */
+export type DevBroker = Pick<BaseOptions, "bootstrapBrokers" | "sasl" | "tls" | "tlsServerName"> | string;
+
+const connectionOf = (broker: DevBroker) => (typeof broker === "string" ? { bootstrapBrokers: [broker] } : broker);
+
+/** The plain development broker. */
+export const plainBroker: DevBroker = { bootstrapBrokers: [bootstrapServers] };
 
 export interface TestMessage {
   key?: string | Buffer | null;
@@ -50,7 +60,7 @@ export class TestTopics {
 }
 
 /** Creates the topic and returns once every partition has a leader, so that produce succeeds at once. */
-export async function createTopic(name: string, partitions = 1, broker = bootstrapServers): Promise<void> {
+export async function createTopic(name: string, partitions = 1, broker: DevBroker = plainBroker): Promise<void> {
   await withAdmin(broker, async (admin) => {
     await admin.createTopics({ topics: [name], partitions, replicas: 1 });
     await until(`topic ${name}: no leader for all ${partitions} partitions`, async () => {
@@ -64,7 +74,7 @@ export async function createTopic(name: string, partitions = 1, broker = bootstr
  * Deletes the topic and returns once the broker no longer lists it, so that a topic of the same
  * name can be created at once; a topic that does not exist is already what the caller wants.
  */
-export async function deleteTopic(name: string, broker = bootstrapServers): Promise<void> {
+export async function deleteTopic(name: string, broker: DevBroker = plainBroker): Promise<void> {
   await withAdmin(broker, async (admin) => {
     try {
       await admin.deleteTopics({ topics: [name] });
@@ -79,7 +89,7 @@ export async function deleteTopic(name: string, broker = bootstrapServers): Prom
 }
 
 /** Sets a topic's configuration entry (retention.ms, say). */
-export async function setTopicConfig(topic: string, name: string, value: string, broker = bootstrapServers) {
+export async function setTopicConfig(topic: string, name: string, value: string, broker: DevBroker = plainBroker) {
   await withAdmin(broker, (admin) =>
     admin.incrementalAlterConfigs({
       resources: [
@@ -94,13 +104,13 @@ export async function setTopicConfig(topic: string, name: string, value: string,
 }
 
 /** Produces the messages in order, acknowledged by the broker before this resolves. */
-export async function produce(topic: string, messages: TestMessage[]): Promise<void> {
+export async function produce(topic: string, messages: TestMessage[], broker: DevBroker = plainBroker): Promise<void> {
   // Buffers pass through untouched; null must reach the wire as null (a null key or a tombstone).
   // Idempotent: the client retries a whole multi-partition request when one partition answers
   // "not leader" (common right after topic creation); without idempotence the others get duplicates.
   const producer = new Producer<Buffer | null, Buffer | null>({
     clientId,
-    bootstrapBrokers: [bootstrapServers],
+    ...connectionOf(broker),
     idempotent: true,
   });
   try {
@@ -122,8 +132,8 @@ function toBytes(data: string | Buffer | null): Buffer | null {
   return typeof data === "string" ? Buffer.from(data) : data;
 }
 
-async function withAdmin<T>(broker: string, work: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Admin({ clientId, bootstrapBrokers: [broker] });
+export async function withAdmin<T>(broker: DevBroker, work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = new Admin({ clientId, ...connectionOf(broker) });
   try {
     return await work(admin);
   } finally {

@@ -6,6 +6,7 @@ import { fakeGcsService } from "./fake-gcs-server.ts";
 import { icebergRest } from "./iceberg-rest.ts";
 import { icebergRestS3 } from "./iceberg-rest-s3.ts";
 import { kafka } from "./kafka.ts";
+import { kafkaSecure } from "./kafka-secure.ts";
 import type { Service } from "./lib.ts";
 import { minioService } from "./minio.ts";
 import { readers } from "./readers.ts";
@@ -14,6 +15,7 @@ import { versitygwService } from "./versitygw.ts";
 
 export const services: Service[] = [
   kafka,
+  kafkaSecure,
   icebergRest,
   minioService,
   icebergRestS3,

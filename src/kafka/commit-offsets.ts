@@ -70,16 +70,20 @@ const idleStates = new Set(["Empty", "Dead", "EMPTY", "DEAD"]);
 
 /** The group's state and members, without joining it. */
 export async function describeGroup(cluster: KafkaCluster, group: string): Promise<GroupActivity> {
-  const groups = await cluster.run("listing consumer groups", (admin) =>
-    admin.listGroups({ types: ["classic", "consumer"] }),
+  const groups = await cluster.run(
+    "listing consumer groups",
+    (admin) => admin.listGroups({ types: ["classic", "consumer"] }),
+    { group },
   );
   const listed = groups.get(group);
   if (!listed) return { group, exists: false, state: "Dead", type: undefined, members: [] };
   const activity: GroupActivity = { group, exists: true, state: listed.state, type: listed.groupType, members: [] };
   // DescribeGroups only knows classic groups; for a KIP-848 group it answers "Dead".
   if (listed.groupType !== "consumer" && !idleStates.has(listed.state)) {
-    const described = await cluster.run(`describing consumer group ${group}`, (admin) =>
-      admin.describeGroups({ groups: [group] }),
+    const described = await cluster.run(
+      `describing consumer group ${group}`,
+      (admin) => admin.describeGroups({ groups: [group] }),
+      { group },
     );
     const members = described.get(group)?.members ?? new Map();
     for (const member of members.values()) {
@@ -106,10 +110,9 @@ export async function commitGroupOffsets(
       partitionOffsets: [...partitions].map(([partition, offset]) => ({ partition, offset })),
     }));
   if (topics.length === 0) return;
+  const what = `committing the offsets of consumer group ${group}`;
   try {
-    await cluster.bounded(`committing the offsets of consumer group ${group}`, () =>
-      cluster.admin.alterConsumerGroupOffsets({ groupId: group, topics }),
-    );
+    await cluster.bounded(what, () => cluster.admin.alterConsumerGroupOffsets({ groupId: group, topics }));
   } catch (error) {
     if (error instanceof KafkaError) throw error;
     if (hasProtocolError(error, ...memberErrors)) {
@@ -124,13 +127,8 @@ export async function commitGroupOffsets(
       );
       throw new ConsumerGroupActiveError(activity, { cause: error });
     }
-    if (hasProtocolError(error, "GROUP_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILED")) {
-      throw new KafkaError(
-        `committing the offsets of consumer group ${group} was refused (${protocolErrorId(error)}): ` +
-          "the principal needs Read on the group and on its topics",
-        { cause: error },
-      );
-    }
+    const refused = cluster.authorizationError(what, error, { group, topics: topics.map((t) => t.name) });
+    if (refused) throw refused;
     throw (
       cluster.connectionError(error) ??
       new KafkaError(
@@ -162,8 +160,10 @@ export async function readGroupOffsets(
         })),
       }
     : group;
-  const groups = await cluster.run(`reading the committed offsets of consumer group ${group}`, (admin) =>
-    admin.listConsumerGroupOffsets({ groups: [request] }),
+  const groups = await cluster.run(
+    `reading the committed offsets of consumer group ${group}`,
+    (admin) => admin.listConsumerGroupOffsets({ groups: [request] }),
+    { group, topics: topics?.map((t) => t.topic) ?? [] },
   );
   const offsets: TopicPartitionOffsets = new Map();
   for (const { topics: listed } of groups) {

@@ -8,15 +8,26 @@
 // retries a timed-out request, and nests those retries (each metadata attempt retries its
 // ApiVersions handshake), so that a server that accepts connections and never answers held a
 // step for 16 request timeouts, 8 minutes. An admin step here fails at its first timeout instead,
-// naming the step and the server.
+// naming the step and the server, and at the first refusal of its credentials or certificates,
+// which no retry of the same settings overcomes.
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { inspect } from "node:util";
 import { Admin, type BaseOptions, Consumer, TimeoutError } from "@platformatic/kafka";
+import { type AclResources, authorizationFailure } from "./authorization.ts";
 import { useContiguousResponseBuffers } from "./contiguous-buffers.ts";
-import { describeCause, KafkaConfigError, KafkaConnectionError, KafkaError, walk } from "./errors.ts";
+import { diagnose } from "./diagnose.ts";
+import {
+  describeCause,
+  type KafkaAuthorizationError,
+  KafkaConfigError,
+  KafkaConnectionError,
+  KafkaError,
+  walk,
+} from "./errors.ts";
 import type { KafkaSecurity, KafkaTls } from "./security.ts";
+import { probeTls, type TlsFindings } from "./tls-probe.ts";
 
 /**
  * How to reach a cluster. The job file's rules (host:port servers, credentials the protocol
@@ -85,7 +96,7 @@ export class KafkaCluster {
   readonly #options: BaseOptions;
   readonly #admin: Admin;
   /** The admin steps under way, each failed by the first request or connect of the admin client that times out. */
-  readonly #pending = new Set<(timeout: unknown) => void>();
+  readonly #pending = new Set<(failure: (what: string) => KafkaError) => void>();
   /** host:port of the brokers that accepted a connection (and the SASL handshake): a timeout after that is the server not answering. */
   readonly #connected = new Set<string>();
 
@@ -99,7 +110,7 @@ export class KafkaCluster {
       // Called before each retry with the error that failed the attempt: a timeout ends the step
       // now rather than after the library's nested retries.
       retryDelay: (_client, _operation, _attempt, _retries, error) => {
-        if (isTimeout(error)) for (const fail of this.#pending) fail(error);
+        this.#onAttemptFailed(error);
         return RETRY_DELAY_MS;
       },
     });
@@ -138,16 +149,25 @@ export class KafkaCluster {
    * Runs an admin operation. A connection failure becomes a KafkaConnectionError; any other error
    * becomes a KafkaError saying what was being done, with the library's error as its cause.
    */
-  async run<T>(what: string, work: (admin: Admin) => Promise<T>): Promise<T> {
+  async run<T>(what: string, work: (admin: Admin) => Promise<T>, resources: AclResources = {}): Promise<T> {
     try {
       return await this.bounded(what, () => work(this.#admin));
     } catch (error) {
       if (error instanceof KafkaError) throw error;
       throw (
-        this.connectionError(error) ??
+        this.authorizationError(what, error, resources) ??
+        (await this.diagnosedError(error)) ??
         new KafkaError(`${what} failed: ${this.scrub(describeCause(error))}`, { cause: error })
       );
     }
+  }
+
+  /**
+   * The KafkaAuthorizationError for a broker's refusal of `what` for want of an ACL on the
+   * resources, naming the ACLs to add; undefined when the error is not such a refusal.
+   */
+  authorizationError(what: string, error: unknown, resources: AclResources): KafkaAuthorizationError | undefined {
+    return authorizationFailure(what, error, resources, this.config);
   }
 
   /**
@@ -156,9 +176,9 @@ export class KafkaCluster {
    * library raised them.
    */
   async bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
-    let fail!: (timeout: unknown) => void;
+    let fail!: (failure: (what: string) => KafkaError) => void;
     const timedOut = new Promise<never>((_, reject) => {
-      fail = (timeout) => reject(this.#timeoutError(what, timeout));
+      fail = (failure) => reject(failure(what));
     });
     this.#pending.add(fail);
     try {
@@ -169,6 +189,65 @@ export class KafkaCluster {
     } finally {
       this.#pending.delete(fail);
     }
+  }
+
+  /**
+   * An attempt of the admin client failed and the library is about to retry: a timeout ends the
+   * pending steps now, and so does a refusal of the credentials or certificates. A connection
+   * to a TLS listener that just closed gets a second look (the TLS probe), which tells a
+   * missing client certificate from a network failure.
+   */
+  #onAttemptFailed(error: unknown): void {
+    if (this.#pending.size === 0) return;
+    if (isTimeout(error)) {
+      for (const fail of this.#pending) fail((what) => this.#timeoutError(what, error));
+      return;
+    }
+    const failure = this.connectionError(error);
+    // An untrusted certificate waits for the probe too, which names its issuer.
+    if (failure?.isAuthentication && failure.reason !== "untrusted-certificate") {
+      for (const fail of this.#pending) fail(() => failure);
+    } else if ((failure?.reason === "network" || failure?.reason === "untrusted-certificate") && this.#usesTls) {
+      void this.diagnosedError(error).then((diagnosed) => {
+        if (diagnosed?.isAuthentication) for (const fail of this.#pending) fail(() => diagnosed);
+      });
+    }
+  }
+
+  get #usesTls(): boolean {
+    const { protocol } = this.config.security;
+    return protocol === "SSL" || protocol === "SASL_SSL";
+  }
+
+  /**
+   * connectionError, with what a second look at a TLS listener shows (the broker's certificate,
+   * a TLS alert after the handshake) when the error alone does not tell a certificate problem.
+   */
+  async diagnosedError(error: unknown): Promise<KafkaConnectionError | undefined> {
+    const first = this.connectionError(error);
+    if (!this.#usesTls) return first;
+    if (first && first.reason !== "network" && first.reason !== "untrusted-certificate") return first;
+    const findings = await this.#tlsFindings();
+    return this.connectionError(error, findings) ?? first;
+  }
+
+  #tlsProbe: Promise<TlsFindings | undefined> | undefined;
+
+  /** One probe of the first bootstrap server per handle, shared by every failure that asks. */
+  #tlsFindings(): Promise<TlsFindings | undefined> {
+    this.#tlsProbe ??= (async () => {
+      const server = this.config.bootstrapServers[0];
+      const tls = this.#options.tls;
+      if (server === undefined || tls === undefined) return undefined;
+      const end = server.lastIndexOf(":");
+      const host = hostOf(server);
+      const servername = this.#options.tlsServerName === true ? host : undefined;
+      return probeTls(host, Number(server.slice(end + 1)), tls, {
+        ...(servername === undefined ? {} : { servername }),
+        timeoutMs: this.#options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      });
+    })().catch(() => undefined);
+    return this.#tlsProbe;
   }
 
   #timeoutError(what: string, timeout: unknown): KafkaConnectionError {
@@ -183,7 +262,7 @@ export class KafkaCluster {
         this.config.bootstrapServers,
         `cannot connect to Kafka at ${this.description}: ${what}: no connection within ${connectTimeout} (connect_timeout)`,
         `Check that ${servers} is reachable from this machine (firewall, VPN) and that security.protocol (${protocol}) matches the listener.`,
-        { cause: timeout },
+        { cause: timeout, reason: "timeout" },
       );
     }
     const connected = [...this.#connected].join(", ");
@@ -192,16 +271,19 @@ export class KafkaCluster {
       `Kafka at ${this.description} did not answer within ${requestTimeout} (request_timeout): ${what}: ` +
         `${connected} accepted the connection but answered no request`,
       `Check that ${connected} is a Kafka listener (not another service, or a proxy that holds connections) and that the broker is healthy; source.kafka.request_timeout sets how long floe waits.`,
-      { cause: timeout },
+      { cause: timeout, reason: "timeout" },
     );
   }
 
   /** The KafkaConnectionError for a library error that is a connection failure, else undefined. */
-  connectionError(error: unknown): KafkaConnectionError | undefined {
-    const diagnosis = diagnose(this.config, error);
+  connectionError(error: unknown, findings?: TlsFindings): KafkaConnectionError | undefined {
+    const diagnosis = diagnose(this.config, error, findings);
     if (!diagnosis) return undefined;
-    const summary = `cannot connect to Kafka at ${this.description}: ${diagnosis.problem} (${this.scrub(describeCause(error))})`;
-    return new KafkaConnectionError(this.config.bootstrapServers, summary, diagnosis.hint, { cause: error });
+    const summary = `cannot connect to Kafka at ${this.description}: ${this.scrub(diagnosis.problem)} (${this.scrub(describeCause(error))})`;
+    return new KafkaConnectionError(this.config.bootstrapServers, summary, diagnosis.hint, {
+      cause: error,
+      reason: diagnosis.reason,
+    });
   }
 
   /** Removes the password from text that came from elsewhere (library messages), should it ever appear. */
@@ -256,87 +338,4 @@ function hostOf(server: string): string {
   const end = server.lastIndexOf(":");
   const host = end < 0 ? server : server.slice(0, end);
   return host.startsWith("[") ? host.slice(1, -1) : host;
-}
-
-interface Diagnosis {
-  problem: string;
-  hint: string;
-}
-
-const certificateCodes = new Set([
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "CERT_HAS_EXPIRED",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
-
-/** Says what went wrong and what to check, when the error is a failure to connect or to authenticate. */
-function diagnose(config: KafkaConnectionOptions, error: unknown): Diagnosis | undefined {
-  const { protocol } = config.security;
-  const sasl = "sasl" in config.security ? config.security.sasl : undefined;
-  const servers = config.bootstrapServers.join(", ");
-  let network = false;
-  for (const e of walk(error)) {
-    const code = (e as { code?: unknown }).code;
-    const apiId = (e as { apiId?: unknown }).apiId;
-    const message = e instanceof Error ? e.message : "";
-    if (code === "ECONNREFUSED") {
-      return {
-        problem: "connection refused",
-        hint: `Check that a broker listens on ${servers} and that the host and port are right.`,
-      };
-    }
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
-      return {
-        problem: "host name not found",
-        hint: `Check the host names of ${servers} and the DNS of this machine.`,
-      };
-    }
-    if (message.includes("Broker requires TLS")) {
-      return {
-        problem: "the broker speaks TLS",
-        hint: `The listener at ${servers} expects TLS: set security.protocol to SSL or SASL_SSL, or use the port of the plaintext listener.`,
-      };
-    }
-    if (message.includes("TLS handshake failed")) {
-      return {
-        problem: "TLS handshake failed",
-        hint: `security.protocol is ${protocol} but the listener at ${servers} does not seem to speak TLS: use PLAINTEXT or SASL_PLAINTEXT, or the port of the TLS listener.`,
-      };
-    }
-    if (typeof code === "string" && certificateCodes.has(code)) {
-      return {
-        problem: `the broker's certificate was rejected (${code})`,
-        hint: "Set security.tls.ca to the CA that signed the broker certificate, check that the certificate names the host you connect to, or set insecure_skip_verify for a test cluster.",
-      };
-    }
-    if (message.includes("Cannot find a suitable SASL mechanism") || apiId === "UNSUPPORTED_SASL_MECHANISM") {
-      return {
-        problem: `the broker does not offer SASL ${sasl?.mechanism ?? ""}`.trimEnd(),
-        hint: "Check security.sasl.mechanism against the mechanisms the listener enables, and that the port is a SASL listener.",
-      };
-    }
-    if (apiId === "SASL_AUTHENTICATION_FAILED" || apiId === "ILLEGAL_SASL_STATE") {
-      return {
-        problem: `authentication failed for user '${sasl?.username ?? "?"}'`,
-        hint: `Check security.sasl.username, security.sasl.password and the mechanism (${sasl?.mechanism ?? "none"}).`,
-      };
-    }
-    if (code === "PLT_KFK_AUTHENTICATION") {
-      return {
-        problem: "SASL authentication failed",
-        hint: `Check security.sasl.username, security.sasl.password and the mechanism (${sasl?.mechanism ?? "none"}).`,
-      };
-    }
-    if (code === "PLT_KFK_NETWORK" || code === "PLT_KFK_TIMEOUT" || code === "ETIMEDOUT") network = true;
-  }
-  if (network) {
-    return {
-      problem: "the connection failed or timed out",
-      hint: `Check that ${servers} is reachable from this machine (firewall, VPN) and that security.protocol (${protocol}) matches the listener.`,
-    };
-  }
-  return undefined;
 }

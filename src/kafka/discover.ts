@@ -28,8 +28,10 @@ export async function listTopicPartitions(
   topics: readonly string[],
 ): Promise<DiscoveredTopic[]> {
   if (topics.length === 0) return [];
-  const metadata = await cluster.run(`reading the metadata of ${topics.length} topic(s)`, (admin) =>
-    admin.metadata({ topics: [...topics], forceUpdate: true }),
+  const metadata = await cluster.run(
+    `reading the metadata of ${topics.length === 1 ? `topic ${topics[0]}` : `${topics.length} topics`}`,
+    (admin) => admin.metadata({ topics: [...topics], forceUpdate: true }),
+    { topics },
   );
   return topics.map((topic) => {
     const found = metadata.topics.get(topic);

@@ -15,18 +15,107 @@ export class KafkaConfigError extends KafkaError {
   override name = "KafkaConfigError";
 }
 
+/** Why a connection failed, as far as floe can tell. */
+export type ConnectionFailure =
+  | "refused"
+  | "host-not-found"
+  | "timeout"
+  | "network"
+  /** The listener speaks TLS and the settings do not, or the other way round. */
+  | "protocol-mismatch"
+  /** The broker refused the SASL username and password. */
+  | "authentication"
+  /** The listener does not offer the SASL mechanism. */
+  | "mechanism"
+  /** The broker's certificate is not signed by a CA the settings trust. */
+  | "untrusted-certificate"
+  /** The broker's certificate does not name the host connected to. */
+  | "hostname-mismatch"
+  /** The broker's certificate was refused for another reason (expired, not yet valid, ...). */
+  | "certificate"
+  /** The listener requires a client certificate (mutual TLS) and none was sent, or refused the one sent. */
+  | "client-certificate";
+
+/** Failures that the same settings will meet again: credentials, mechanism, certificates. */
+const AUTHENTICATION_FAILURES: ReadonlySet<ConnectionFailure> = new Set([
+  "authentication",
+  "mechanism",
+  "untrusted-certificate",
+  "hostname-mismatch",
+  "certificate",
+  "client-certificate",
+]);
+
 /** No broker could be reached, or it refused our TLS or SASL handshake. */
 export class KafkaConnectionError extends KafkaError {
   override name = "KafkaConnectionError";
   readonly bootstrapServers: readonly string[];
   /** What to check, in words a user can act on. */
   readonly hint: string;
+  readonly reason: ConnectionFailure;
 
-  constructor(bootstrapServers: readonly string[], summary: string, hint: string, options?: ErrorOptions) {
+  constructor(
+    bootstrapServers: readonly string[],
+    summary: string,
+    hint: string,
+    options?: ErrorOptions & { reason?: ConnectionFailure },
+  ) {
     super(`${summary}. ${hint}`, options);
     this.bootstrapServers = bootstrapServers;
     this.hint = hint;
+    this.reason = options?.reason ?? "network";
   }
+
+  /** The broker refused who floe says it is (credentials, mechanism, certificates): no retry of the same settings helps. */
+  get isAuthentication(): boolean {
+    return AUTHENTICATION_FAILURES.has(this.reason);
+  }
+}
+
+/** An ACL the principal lacks, as `kafka-acls.sh --add` takes it. */
+export interface MissingAcl {
+  readonly resource: "topic" | "group";
+  readonly name: string;
+  readonly operations: readonly ("Read" | "Describe")[];
+}
+
+/**
+ * The broker refused an operation for want of an ACL. The message names the principal and the
+ * `kafka-acls.sh --add` command a cluster admin runs to allow it.
+ */
+export class KafkaAuthorizationError extends KafkaError {
+  override name = "KafkaAuthorizationError";
+  readonly principal: string;
+  readonly missing: readonly MissingAcl[];
+
+  constructor(
+    what: string,
+    principal: { principal: string; note?: string | undefined },
+    missing: readonly MissingAcl[],
+    bootstrapServers: readonly string[],
+    options?: ErrorOptions,
+  ) {
+    const commands = missing.map((acl) => aclCommand(principal.principal, acl, bootstrapServers));
+    const needs = missing.map((acl) => `${acl.operations.join(" and ")} on ${acl.resource} ${acl.name}`).join(", ");
+    const note = principal.note ? ` (${principal.note})` : "";
+    super(
+      `${what} was refused: ${principal.principal}${note} needs ${needs}. A cluster admin allows it with: ${commands.join(" ; ")}`,
+      options,
+    );
+    this.principal = principal.principal;
+    this.missing = missing;
+  }
+}
+
+/** `kafka-acls.sh --bootstrap-server S --add --allow-principal User:X --operation Read --group G`. */
+export function aclCommand(principal: string, acl: MissingAcl, bootstrapServers: readonly string[]): string {
+  const server = bootstrapServers[0] === undefined ? "" : ` --bootstrap-server ${bootstrapServers[0]}`;
+  const operations = acl.operations.map((o) => `--operation ${o}`).join(" ");
+  return `kafka-acls.sh${server} --add --allow-principal ${shellWord(principal)} ${operations} --${acl.resource} ${shellWord(acl.name)}`;
+}
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_.:=@/+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -2,6 +2,7 @@
 // partitions and ids, the watermarks and the group's offsets; read partitions; commit the group's
 // offsets) over one KafkaCluster handle, which the caller opens, may share, and closes.
 
+import { principalOf } from "./authorization.ts";
 import {
   commitGroupOffsets,
   readGroupOffsets,
@@ -24,6 +25,14 @@ export class KafkaSource {
 
   get description(): string {
     return this.cluster.description;
+  }
+
+  /** User:<name> when the connection authenticates (SASL, or a client certificate); undefined otherwise. */
+  get principal(): string | undefined {
+    const security = this.cluster.config.security;
+    const authenticates =
+      "sasl" in security || (security.protocol === "SSL" && security.tls?.clientCertificate !== undefined);
+    return authenticates ? principalOf(security).principal : undefined;
   }
 
   listTopics(): Promise<string[]> {

@@ -238,14 +238,17 @@ async function listOffsets(
 ): Promise<TopicPartitionOffsets> {
   const what =
     timestamp === -2n ? "log start offsets" : isolationLevel === 1 ? "last stable offsets" : "high watermarks";
-  const listed = await cluster.run(`listing the ${what} of ${topics.map((t) => t.topic).join(", ")}`, (admin) =>
-    admin.listOffsets({
-      topics: topics.map(({ topic, partitions }) => ({
-        name: topic,
-        partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp })),
-      })),
-      isolationLevel,
-    }),
+  const listed = await cluster.run(
+    `listing the ${what} of ${topics.map((t) => t.topic).join(", ")}`,
+    (admin) =>
+      admin.listOffsets({
+        topics: topics.map(({ topic, partitions }) => ({
+          name: topic,
+          partitions: range(partitions).map((partitionIndex) => ({ partitionIndex, timestamp })),
+        })),
+        isolationLevel,
+      }),
+    { topics: topics.map((t) => t.topic) },
   );
   const offsets: TopicPartitionOffsets = new Map();
   for (const { name, partitions } of listed) {

@@ -485,6 +485,10 @@ function readError(
 ): KafkaReadError {
   const connection = cluster.connectionError(error);
   if (connection) return new KafkaReadError(topic, partition, offset, connection.message, { cause: error });
+  // Not allowed to read: the error names the ACL, and its cause makes it kind auth, which fails
+  // the sync with nothing more committed (a rerun would meet the same refusal).
+  const refused = cluster.authorizationError(`fetching ${topic} partition ${partition}`, error, { topics: [topic] });
+  if (refused) return new KafkaReadError(topic, partition, offset, refused.message, { cause: refused });
   const cause = cluster.scrub(describeCause(error));
   const id = protocolErrorId(error);
   const hint =
@@ -492,9 +496,7 @@ function readError(
       ? "the offset is no longer in the log (retention deleted messages during the read?)"
       : id === "UNKNOWN_TOPIC_OR_PARTITION" || id === "UNKNOWN_TOPIC_ID"
         ? "the topic or partition no longer exists (deleted during the read?)"
-        : id === "TOPIC_AUTHORIZATION_FAILED"
-          ? "not allowed to read the topic: the principal needs Read on it"
-          : undefined;
+        : undefined;
   return new KafkaReadError(topic, partition, offset, hint ? `${hint} (${cause})` : cause, { cause: error });
 }
 

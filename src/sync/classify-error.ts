@@ -13,7 +13,7 @@ import {
 import { ValidationError } from "../iceberg/commit/validation-error.ts";
 import { IcebergError } from "../iceberg/errors.ts";
 import { ConsumerGroupActiveError } from "../kafka/commit-offsets.ts";
-import { KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
+import { KafkaAuthorizationError, KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { ConcurrentSyncError } from "./offset-claim.ts";
 import { BadMessageError } from "./stream-batch.ts";
@@ -35,7 +35,10 @@ export type SyncErrorKind =
   | "consumer-group-active"
   /** Kafka or the catalog could not be reached, or did not answer. */
   | "connection"
-  /** The catalog refused the credentials or the privileges. */
+  /**
+   * Kafka or the catalog refused the credentials or the privileges: a wrong password, a SASL
+   * mechanism the listener does not offer, a certificate refused either way, a missing ACL.
+   */
   | "auth"
   /** The table moved under every commit attempt, or a concurrent change conflicts with this one. */
   | "commit-conflict"
@@ -92,7 +95,11 @@ function kindOf(error: unknown): SyncErrorKind {
   if (error instanceof BadMessageError) return "bad-message";
   if (error instanceof ConcurrentSyncError) return "concurrent-sync";
   if (error instanceof ConsumerGroupActiveError) return "consumer-group-active";
-  if (error instanceof KafkaConnectionError || error instanceof CatalogUnreachableError) return "connection";
+  if (error instanceof KafkaAuthorizationError) return "auth";
+  // A read that failed for want of an ACL carries the refusal as its cause.
+  if (error instanceof KafkaError && error.cause instanceof KafkaAuthorizationError) return "auth";
+  if (error instanceof KafkaConnectionError) return error.isAuthentication ? "auth" : "connection";
+  if (error instanceof CatalogUnreachableError) return "connection";
   if (error instanceof CatalogAuthError) return "auth";
   if (error instanceof CommitConflictError || error instanceof ValidationError) return "commit-conflict";
   if (error instanceof CommitStateUnknownError) return "commit-state-unknown";

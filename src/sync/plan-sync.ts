@@ -9,11 +9,18 @@
 // has: an append table then holds both topics' messages, an upsert table the latest row per key
 // over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
 import type { Job } from "../config/job.ts";
-import { deadLetterTableName, type SelectedTopic, type SkippedTopic, selectTopics } from "../config/topics.ts";
+import {
+  deadLetterTableName,
+  type SelectedTopic,
+  type SkippedTopic,
+  selectTopics,
+  TopicSelectionError,
+} from "../config/topics.ts";
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { type OffsetPlan, offsetPlan } from "../kafka/plan.ts";
+import { classifyError } from "./classify-error.ts";
 import { committedPosition, replacedTopicId, type TopicIds } from "./snapshot-offsets.ts";
 import type { SyncSource } from "./source.ts";
 
@@ -44,7 +51,9 @@ export interface SyncPlan {
 
 /** `catalog` undefined: there is none yet (an embedded warehouse never written), so no table either. */
 export async function planSync(job: Job, source: SyncSource, catalog: Catalog | undefined): Promise<SyncPlan> {
-  const { selected, skipped } = selectTopics(job, await source.listTopics());
+  const seen = await source.listTopics();
+  await checkListedTopicsVisible(job, source, seen);
+  const { selected, skipped } = selectVisibleTopics(job, source, seen);
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
   const topics = await source.describeTopics(selected.map((s) => s.topic));
   const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
@@ -81,6 +90,42 @@ export async function planSync(job: Job, source: SyncSource, catalog: Catalog | 
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
   });
   return { targets, skipped, offsets, topicIds, recreated };
+}
+
+/**
+ * selectTopics, and when nothing is selected on a cluster that knows the source by name, a
+ * reminder that the cluster lists only the topics the principal may Describe.
+ */
+function selectVisibleTopics(job: Job, source: SyncSource, seen: readonly string[]) {
+  try {
+    return selectTopics(job, seen);
+  } catch (error) {
+    if (!(error instanceof TopicSelectionError) || source.principal === undefined || job.topicPattern === undefined) {
+      throw error;
+    }
+    throw new TopicSelectionError(
+      `${error.message}. The cluster lists only the topics ${source.principal} may Describe; if a topic is missing, ` +
+        `a cluster admin allows it with: kafka-acls.sh --add --allow-principal ${source.principal} --operation Read --operation Describe --topic <topic>`,
+    );
+  }
+}
+
+/**
+ * A topic the job lists under streams (without topic_pattern, the topics it syncs) that the
+ * cluster does not list is either absent or hidden: a principal without Describe on a topic does
+ * not see it listed. Asked by name, the broker tells: a refusal fails the sync naming the ACL to
+ * add; an absent topic is left out, as before.
+ */
+async function checkListedTopicsVisible(job: Job, source: SyncSource, seen: readonly string[]): Promise<void> {
+  if (job.topicPattern !== undefined) return;
+  const listed = new Set(seen);
+  const unlisted = [...job.streams.keys()].filter((topic) => !listed.has(topic));
+  if (unlisted.length === 0) return;
+  try {
+    await source.describeTopics(unlisted);
+  } catch (error) {
+    if (classifyError(error).kind === "auth") throw error;
+  }
 }
 
 async function loadTargets(catalog: Catalog | undefined, job: Job, selection: SelectedTopic): Promise<StreamTargets> {

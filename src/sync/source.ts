@@ -9,6 +9,11 @@ import type { BatchHandler, PartitionRange, ReadResult } from "../kafka/read.ts"
 export interface SyncSource {
   /** The cluster as a user may see it (servers, protocol, user; never a password). */
   readonly description: string;
+  /**
+   * The principal the cluster knows this source as (User:floe), when it authenticates: a cluster
+   * with ACLs lists it only the topics it may Describe.
+   */
+  readonly principal?: string | undefined;
   /** Every topic of the cluster, internal ones included. */
   listTopics(): Promise<string[]>;
   /** The partition count and id of each topic, in the order given; fails for a topic that does not exist. */

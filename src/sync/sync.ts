@@ -174,6 +174,10 @@ async function sync(
     },
     { maxThreads: job.maxThreads, ...(options.signal ? { signal: options.signal } : {}) },
   );
+  // A read refused for want of an ACL ends the sync with nothing more committed and the group's
+  // offsets where they were: unlike a broker lost mid-read, a rerun meets the same refusal, so
+  // committing what was read would land some topics and partitions and leave the rest unread.
+  if (result.error && classifyError(result.error).kind === "auth") throw result.error;
   await commitBatches();
 
   // The group gets every planned partition, read or not: one with nothing to read gets the

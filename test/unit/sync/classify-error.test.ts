@@ -15,7 +15,7 @@ import {
 } from "../../../src/iceberg/catalog/catalog.ts";
 import { ValidationError } from "../../../src/iceberg/commit/validation-error.ts";
 import { ConsumerGroupActiveError } from "../../../src/kafka/commit-offsets.ts";
-import { KafkaConnectionError, KafkaError } from "../../../src/kafka/errors.ts";
+import { KafkaAuthorizationError, KafkaConnectionError, KafkaError } from "../../../src/kafka/errors.ts";
 import { MessagesLostError, OffsetsAheadError } from "../../../src/kafka/plan.ts";
 import { KafkaReadError } from "../../../src/kafka/read.ts";
 import { classifyError } from "../../../src/sync/classify-error.ts";
@@ -50,6 +50,34 @@ test("each error class has its kind; retryable says whether the same sync, run a
       false,
     ],
     [new KafkaConnectionError(["k:1"], "cannot connect", "check it"), "connection", true],
+    [new KafkaConnectionError(["k:1"], "refused", "check it", { reason: "refused" }), "connection", true],
+    [new KafkaConnectionError(["k:1"], "wrong password", "check it", { reason: "authentication" }), "auth", false],
+    [new KafkaConnectionError(["k:1"], "no SCRAM-SHA-256", "check it", { reason: "mechanism" }), "auth", false],
+    [new KafkaConnectionError(["k:1"], "untrusted CA", "check it", { reason: "untrusted-certificate" }), "auth", false],
+    [new KafkaConnectionError(["k:1"], "wrong host", "check it", { reason: "hostname-mismatch" }), "auth", false],
+    [new KafkaConnectionError(["k:1"], "no client cert", "check it", { reason: "client-certificate" }), "auth", false],
+    [
+      new KafkaAuthorizationError(
+        "reading",
+        { principal: "User:u" },
+        [{ resource: "group", name: "g", operations: ["Read"] }],
+        ["k:1"],
+      ),
+      "auth",
+      false,
+    ],
+    [
+      new KafkaReadError("t", 0, 4n, "not allowed", {
+        cause: new KafkaAuthorizationError(
+          "fetching",
+          { principal: "User:u" },
+          [{ resource: "topic", name: "t", operations: ["Read"] }],
+          ["k:1"],
+        ),
+      }),
+      "auth",
+      false,
+    ],
     [new CatalogUnreachableError("loadTable ns.t", "refused"), "connection", true],
     [new CatalogAuthError("loadTable ns.t", 403, "forbidden"), "auth", false],
     [new CommitConflictError("assert-ref-snapshot-id failed"), "commit-conflict", true],
