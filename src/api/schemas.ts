@@ -94,6 +94,11 @@ export const diagnosis = z.object({
   message: z.string(),
   kind: z.string().optional(),
   retryable: z.boolean().optional(),
+  reason: z
+    .string()
+    .optional()
+    .describe("Kafka: what the broker or the network refused (refused, timeout, authentication, ...)."),
+  hint: z.string().optional().describe("Kafka: what to check."),
   durationMs: z.number(),
 });
 

@@ -1,12 +1,13 @@
 // "Test connection" of a source or a destination: connect as a sync would (connect.ts) and say
 // what is wrong in the words `floe check` uses, the sync's one classification of errors
-// (classify-error.ts): unreachable brokers or catalog, credentials or grants refused, TLS,
-// unknown catalog.
+// (classify-error.ts), and for Kafka the diagnosis `floe check` prints (kafka/diagnose.ts:
+// refused, unreachable, advertised listeners, credentials or mechanism refused, TLS).
 import type { Destination } from "../config/destination.ts";
 import type { Source } from "../config/source.ts";
 import { loadCatalog } from "../iceberg/catalog/load-catalog.ts";
 import { KafkaCluster } from "../kafka/connection.ts";
 import { listTopics } from "../kafka/discover.ts";
+import { type ConnectionFailure, KafkaConnectionError } from "../kafka/errors.ts";
 import { classifyError, type SyncErrorKind } from "./classify-error.ts";
 import { catalogConfig, kafkaConnectionOptions, tableFileIO } from "./connect.ts";
 
@@ -16,6 +17,9 @@ export interface Diagnosis {
   message: string;
   kind?: SyncErrorKind;
   retryable?: boolean;
+  /** For Kafka, the diagnosis of the refusal (kafka/diagnose.ts): what failed, and what to check. */
+  reason?: ConnectionFailure;
+  hint?: string;
   durationMs: number;
 }
 
@@ -26,7 +30,8 @@ async function diagnose(work: () => Promise<string>): Promise<Diagnosis> {
     return { ok: true, message, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
     const { kind, retryable, message } = classifyError(error);
-    return { ok: false, message, kind, retryable, durationMs: Math.round(performance.now() - started) };
+    const kafka = error instanceof KafkaConnectionError ? { reason: error.reason, hint: error.hint } : {};
+    return { ok: false, message, kind, retryable, ...kafka, durationMs: Math.round(performance.now() - started) };
   }
 }
 

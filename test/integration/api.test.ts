@@ -10,6 +10,7 @@ import { createTopics, expected, producePhase } from "../../demo/seed-walkthroug
 import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { floeUser, ports as securePorts } from "../../dev/services/kafka-secure/config.ts";
 import { type Json, startUiServer, type UiClient } from "../helpers/ui-server.ts";
 
 const run = `${process.pid}_${Date.now()}`;
@@ -18,6 +19,7 @@ const name = `api_${run}`;
 const namespace = `${name}_topics`;
 const TOKEN = `catalog-token-${run}-never-shown`;
 const PASSWORD = `kafka-password-${run}-never-shown`;
+const WRONG_PASSWORD = `wrong-password-${run}-never-shown`;
 const TOKEN_VARIABLE = ["$", "{DESTINATION_ICEBERG_CATALOG_TOKEN}"].join("");
 
 let ui: Awaited<ReturnType<typeof startUiServer>>;
@@ -55,6 +57,8 @@ test("sources and destinations: create, Test connection with check's diagnosis, 
   const down = await api.post("/api/sources/nobody/test");
   assert.equal(down.body.ok, false);
   assert.equal(down.body.kind, "connection", down.text);
+  assert.equal(down.body.reason, "refused", down.text);
+  assert.ok(down.body.hint.length > 0, down.text);
 
   const sasl = await api.post("/api/sources", {
     name: "with_password",
@@ -66,12 +70,31 @@ test("sources and destinations: create, Test connection with check's diagnosis, 
   });
   assert.deepEqual(sasl.body.secrets_set, ["kafka.sasl.password"]);
 
+  // The secure test broker: the right SCRAM password connects, a wrong one gets floe check's diagnosis.
+  const secure = (name: string, password: string) => ({
+    name,
+    kafka: {
+      bootstrap_servers: [`127.0.0.1:${securePorts.saslPlaintext()}`],
+      security: { protocol: "SASL_PLAINTEXT" },
+      sasl: { mechanism: "SCRAM-SHA-512", username: floeUser.username, password },
+    },
+  });
+  assert.equal((await api.post("/api/sources", secure("secure_ok", floeUser.password))).status, 201);
+  const secureOk = await api.post("/api/sources/secure_ok/test");
+  assert.equal(secureOk.body.ok, true, secureOk.text);
+  assert.equal((await api.post("/api/sources", secure("secure_wrong", WRONG_PASSWORD))).status, 201);
+  const refused = await api.post("/api/sources/secure_wrong/test");
+  assert.deepEqual(
+    [refused.body.ok, refused.body.kind, refused.body.reason],
+    [false, "auth", "authentication"],
+    refused.text,
+  );
   const bad = await api.post("/api/sources", { name: "bad", kafka: { bootstrap_servers: "not a host" } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.issues[0].path, "kafka.bootstrap_servers.0");
   const notJson = await api.call("POST", "/api/sources", "{oops", { "content-type": "application/json" });
   assert.equal(notJson.status, 400);
-  assert.equal((await api.get("/api/sources")).body.length, 3, "a refused source is not stored");
+  assert.equal((await api.get("/api/sources")).body.length, 5, "a refused source is not stored");
 
   const rest = await api.post("/api/destinations", {
     name: "rest",
@@ -294,7 +317,9 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
 test("no answer holds a secret, and every JSON answer matches the OpenAPI document", async () => {
   for (const { path, answer } of api.answers) {
     assert.ok(!answer.text.includes(TOKEN), `${path} answered the catalog token`);
-    assert.ok(!answer.text.includes(PASSWORD), `${path} answered the Kafka password`);
+    for (const secret of [PASSWORD, WRONG_PASSWORD, floeUser.password]) {
+      assert.ok(!answer.text.includes(secret), `${path} answered a Kafka password`);
+    }
   }
   const checked = await api.checkAgainstOpenApi();
   assert.ok(checked > 30, `only ${checked} answers checked`);

@@ -157,7 +157,9 @@ export function SourcesPage() {
                   <span class={tests[s.name].ok ? "ok" : "bad"}>
                     {tests[s.name].ok ? "✔ " : "✘ "}
                     {tests[s.name].message}
-                    {tests[s.name].kind ? ` (${tests[s.name].kind})` : ""}
+                    {tests[s.name].kind
+                      ? ` (${tests[s.name].kind}${tests[s.name].reason ? `: ${tests[s.name].reason}` : ""})`
+                      : ""}
                   </span>
                 ) : null}
               </td>
