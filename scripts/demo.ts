@@ -1,15 +1,19 @@
 // npm run demo: the seed walkthrough end to end. Starts the local Kafka broker, produces the
 // first phase, runs `floe sync`, produces the second phase, syncs again, and shows the tables
-// through DuckDB. Each run starts from fresh topics and an empty demo/warehouse.
-import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+// through DuckDB, then serves the web UI with the demo's job in it. Each run starts from fresh
+// topics and an empty demo/warehouse.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { createTopics, producePhase } from "../demo/seed-walkthrough.ts";
 import { startReaders } from "../dev/readers.ts";
 import { kafka } from "../dev/services/kafka.ts";
-import { root } from "../dev/services/lib.ts";
+import { localDir, logDir, root } from "../dev/services/lib.ts";
 import { readers as readerService } from "../dev/services/readers.ts";
 import { openSqlCatalog } from "../src/iceberg/catalog/sql-catalog.ts";
+import { ConfigStore } from "../src/service/config-store.ts";
+import { SecretBox } from "../src/service/secret-box.ts";
 
 const demoDir = join(root, "demo");
 const jobFile = join(demoDir, "job.yaml");
@@ -53,7 +57,63 @@ try {
 } finally {
   await duckdb.close();
 }
+await serveUi();
 console.log("\nKafka keeps running for another try; `npm run services -- stop` stops it.");
+
+/**
+ * The demo's job in `floe serve`: imported into a fresh state directory (its warehouse made
+ * absolute, the demo's own), and the server left running in the background on 127.0.0.1:8000
+ * (FLOE_DEMO_UI_PORT), its output in .local/logs/demo-serve.log.
+ */
+async function serveUi(): Promise<void> {
+  step("floe serve: the demo's job in the web UI");
+  const stateDir = join(demoDir, ".floe", "serve");
+  const job = parseYaml(readFileSync(jobFile, "utf8")) as { destination: { iceberg: Record<string, unknown> } };
+  job.destination.iceberg["catalog"] = { type: "sql", warehouse: join(demoDir, "warehouse") };
+  const store = new ConfigStore(stateDir, SecretBox.open(stateDir));
+  store.importJob(stringifyYaml(job), "demo");
+  store.close();
+  const port = Number(process.env["FLOE_DEMO_UI_PORT"] ?? 8000);
+  // The server of the previous demo, by the pid it recorded, so that this one gets the port.
+  const pidFile = join(localDir, "demo-serve.pid");
+  try {
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    // Only if that pid is still a floe serve (a pid can be reused by another program).
+    if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("serve")) throw new Error("not ours");
+    process.kill(pid, "SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  } catch {
+    // none running
+  }
+  mkdirSync(logDir, { recursive: true });
+  const log = openSync(join(logDir, "demo-serve.log"), "w");
+  const server = spawn(
+    process.execPath,
+    [join(root, "bin", "floe.js"), "serve", "--state-dir", stateDir, "--listen", `127.0.0.1:${port}`],
+    { detached: true, stdio: ["ignore", log, log] },
+  );
+  server.unref();
+  writeFileSync(pidFile, String(server.pid));
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    if (server.exitCode !== null) {
+      console.log(
+        `floe serve did not start (port ${port} taken? set FLOE_DEMO_UI_PORT); see ${join(logDir, "demo-serve.log")}`,
+      );
+      return;
+    }
+    if (
+      await fetch(`${url}api/session`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  console.log(`\nThe UI, with the demo's job kafka_to_databricks: \x1b[1m${url}#/jobs\x1b[0m`);
+  console.log(`(floe serve runs in the background as process ${server.pid}; \`kill ${server.pid}\` stops it)`);
+}
 
 /** bigint counts and ids print as numbers; they are small here. */
 function plain(value: unknown): unknown {

@@ -1,6 +1,7 @@
 // The real services the tests, the demo and the benchmarks run against, in start order (the S3
 // catalog needs MinIO up).
 import { azuriteService } from "./azurite.ts";
+import { chromiumService } from "./chromium.ts";
 import { fakeGcsService } from "./fake-gcs-server.ts";
 import { icebergRest } from "./iceberg-rest.ts";
 import { icebergRestS3 } from "./iceberg-rest-s3.ts";
@@ -25,4 +26,5 @@ export const services: Service[] = [
   seaweedfsService,
   schemaRegistryService,
   readers,
+  chromiumService,
 ];

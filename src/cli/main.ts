@@ -9,6 +9,7 @@ import { registerHistory } from "./history.ts";
 import { registerInit } from "./init.ts";
 import { registerLogs } from "./logs.ts";
 import { registerRun } from "./run.ts";
+import { registerServe } from "./serve.ts";
 import { registerStatus } from "./status.ts";
 import { registerSync } from "./sync.ts";
 
@@ -29,5 +30,6 @@ registerLogs(program);
 registerCheck(program);
 registerDiscover(program);
 registerConfig(program);
+registerServe(program);
 
 await program.parseAsync(process.argv);

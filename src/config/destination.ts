@@ -114,7 +114,8 @@ export const icebergDestinationShape = {
   storage: storageSchema.optional(),
 };
 
-const icebergDestination = z.strictObject(icebergDestinationShape);
+/** A destination on its own (kept apart from the jobs that write to it). */
+export const icebergDestination = z.strictObject(icebergDestinationShape);
 type IcebergDestinationInput = z.output<typeof icebergDestination>;
 type CatalogInput = IcebergDestinationInput["catalog"];
 

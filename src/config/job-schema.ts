@@ -53,15 +53,15 @@ const topicPattern = z
   })
   .describe("Regular expression matched against the whole topic name. Omitted: the topics listed under streams.");
 
+/** The keys of source.kafka that say how this job reads the cluster (a stored job keeps them apart from its source). */
+export const jobReadingShape = {
+  consumer_group: nonEmpty.optional().describe("Default: floe_<name>."),
+  topic_pattern: topicPattern.optional(),
+  max_threads: z.int().min(1).max(64).default(4).describe("Partitions read in parallel."),
+};
+
 /** source.kafka: the cluster (source.ts), and how this job reads from it. */
-const kafka = z
-  .strictObject({
-    ...kafkaClusterShape,
-    consumer_group: nonEmpty.optional().describe("Default: floe_<name>."),
-    topic_pattern: topicPattern.optional(),
-    max_threads: z.int().min(1).max(64).default(4).describe("Partitions read in parallel."),
-  })
-  .superRefine(checkKafkaSecurity);
+const kafka = z.strictObject({ ...kafkaClusterShape, ...jobReadingShape }).superRefine(checkKafkaSecurity);
 
 /** destination.iceberg: the catalog and the tables' files (destination.ts), and this job's namespace. */
 const iceberg = z.strictObject({
@@ -187,6 +187,13 @@ const defaultStream = z
   .superRefine(checkDedupKeys)
   .describe("Settings for topics that topic_pattern selects and streams does not list. Default: append, dlq.");
 
+/** The job file's top-level `streams` and `default_stream`, for a stored job that keeps its source and destination apart. */
+export const streamsSchema = z
+  .record(z.string().regex(TOPIC_NAME, "not a Kafka topic name"), stream)
+  .default({})
+  .describe("Per topic: mode, dedup_keys, on_error, columns, table.");
+export const defaultStreamSchema = defaultStream.prefault({ mode: "append" });
+
 const schedule = z
   .string()
   .transform((text, ctx) => {
@@ -220,11 +227,8 @@ export const jobFileSchema = z
     name: identifier.describe("Names the namespace (<name>_topics) and the consumer group (floe_<name>)."),
     source: z.strictObject({ kafka }),
     destination: z.strictObject({ iceberg }).prefault({ iceberg: {} }),
-    streams: z
-      .record(z.string().regex(TOPIC_NAME, "not a Kafka topic name"), stream)
-      .default({})
-      .describe("Per topic: mode, dedup_keys, on_error, columns, table."),
-    default_stream: defaultStream.prefault({ mode: "append" }),
+    streams: streamsSchema,
+    default_stream: defaultStreamSchema,
     schedule: schedule.optional(),
     alerts: alerts.optional(),
     history_days: z

@@ -12,6 +12,7 @@ import type { CatalogSettings } from "./destination.ts";
 import { interpolateEnv } from "./env-interpolation.ts";
 import type { Job } from "./job.ts";
 import { jobFileSchema } from "./job-schema.ts";
+import { SECRET_KEYS } from "./secret.ts";
 
 export interface LoadJobOptions {
   /** Variables for ${...}; default process.env. */
@@ -58,10 +59,24 @@ export function parseJob(text: string, file: string, options: LoadJobOptions = {
   return withResolvedPaths(parsed.data, dirname(file));
 }
 
+/**
+ * A job from data already interpolated (a job kept in a store rather than a file): validated by
+ * the same schema, relative paths resolved against `folder`; problems name their paths.
+ */
+export function jobFromData(data: unknown, name: string, folder: string): Job {
+  const parsed = jobFileSchema.safeParse(data, { reportInput: true });
+  if (!parsed.success)
+    throw new ConfigError(
+      name,
+      parsed.error.issues.flatMap((i) => describeIssue(i, [])),
+    );
+  return withResolvedPaths(parsed.data, folder);
+}
+
 type ZodIssue = z.core.$ZodIssue;
 
 /** A zod issue in the words of the job file; a union's issues come from the branch the value was meant for. */
-function describeIssue(issue: ZodIssue, prefix: ConfigPath): { path: ConfigPath; message: string }[] {
+export function describeIssue(issue: ZodIssue, prefix: ConfigPath): { path: ConfigPath; message: string }[] {
   const path = [...prefix, ...(issue.path as (string | number)[])];
   switch (issue.code) {
     case "invalid_type":
@@ -119,9 +134,6 @@ function jsonTypeOf(value: unknown, withoutValue = false): string {
   if (typeof value === "object") return "a mapping";
   return withoutValue ? `a ${typeof value}` : `${typeof value} ${show(value)}`;
 }
-
-/** The keys whose values the job schema wraps in Secret. */
-const SECRET_KEYS: ReadonlySet<string> = new Set(["password", "token", "client_secret"]);
 
 function isSecret(path: ConfigPath): boolean {
   return SECRET_KEYS.has(String(path.at(-1)));

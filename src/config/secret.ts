@@ -5,6 +5,19 @@ import { inspect } from "node:util";
 
 export const REDACTED = "***";
 
+/** The job file's keys whose values are secrets (wrapped in Secret, never printed, write-only where stored). */
+export const SECRET_KEYS: ReadonlySet<string> = new Set([
+  "password",
+  "token",
+  "client_secret",
+  "secret_access_key",
+  "session_token",
+  "oauth2_token",
+  "sas_token",
+  "account_key",
+  "webhook",
+]);
+
 export class Secret {
   readonly #value: string;
 

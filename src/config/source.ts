@@ -113,6 +113,8 @@ export const kafkaClusterShape = {
 };
 
 const kafkaCluster = z.strictObject(kafkaClusterShape);
+/** A cluster on its own (a source kept apart from the jobs that read it), with its security rules. */
+export const kafkaClusterSchema = kafkaCluster.superRefine((k, ctx) => checkKafkaSecurity(k, ctx));
 type KafkaClusterInput = z.output<typeof kafkaCluster>;
 
 /** The settings the protocol uses: sasl: with a SASL protocol, and neither sasl: nor tls: where it would be ignored. */

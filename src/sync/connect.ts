@@ -127,3 +127,13 @@ export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory
     ...cloudStorageOptions(storage),
   });
 }
+
+/** Runs `work` with the destination's catalog alone (looking at tables needs no cluster). */
+export async function withCatalog<T>(destination: Destination, work: (catalog: Catalog) => Promise<T>): Promise<T> {
+  const catalog = await loadCatalog(catalogConfig(destination), { fileIO: tableFileIO(destination.storage) });
+  try {
+    return await work(catalog);
+  } finally {
+    await catalog.close();
+  }
+}

@@ -37,7 +37,7 @@ const utf8 = new TextDecoder();
  * allocates a whole window per page, which made a Spark-written file of many row groups read
  * 20x slower. LZ4 from hyparquet-compressors; snappy is hyparquet's own.
  */
-const compressors: Compressors = {
+export const compressors: Compressors = {
   ...jsCompressors,
   ZSTD: (input) => zstdDecompressSync(input),
   GZIP: (input) => gunzipSync(input),

@@ -1,0 +1,200 @@
+// The shapes of the API's answers, for the OpenAPI document and the tests that check real
+// answers against it. Records are shown as stored, without their secrets (secrets_set names them).
+import { z } from "zod";
+
+const secretsSet = z
+  .array(z.string())
+  .describe("Paths of the write-only secrets that are set; their values are never returned.");
+
+export const sourceShown = z.looseObject({
+  name: z.string(),
+  kafka: z.record(z.string(), z.unknown()),
+  secrets_set: secretsSet,
+});
+export const destinationShown = z.looseObject({
+  name: z.string(),
+  iceberg: z.record(z.string(), z.unknown()),
+  secrets_set: secretsSet,
+});
+export const jobShown = z.looseObject({
+  name: z.string(),
+  source: z.string(),
+  destination: z.string(),
+  schedule: z.string().optional(),
+  paused: z.boolean(),
+  streams: z.record(z.string(), z.record(z.string(), z.unknown())),
+  secrets_set: secretsSet,
+});
+
+export const runSummary = z.object({
+  id: z.string(),
+  job: z.string(),
+  trigger: z.enum(["manual", "schedule", "retry"]),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  status: z.enum(["running", "complete", "partial", "failed", "abandoned"]),
+  messages: z.number(),
+  bytes: z.number(),
+  error: z.string().nullable(),
+});
+
+export const tableReport = z.looseObject({
+  topic: z.string(),
+  table: z.string(),
+  mode: z.enum(["upsert", "append"]),
+  messagesRead: z.number(),
+  bytesRead: z.number(),
+  dataFilesAdded: z.number(),
+  deletionVectorsAdded: z.number(),
+  recordsAdded: z.number(),
+  positionsDeleted: z.number(),
+  deadLetters: z.number(),
+});
+
+export const runDetail = runSummary.extend({
+  report: z.looseObject({ status: z.string(), tables: z.array(tableReport), messagesRead: z.number() }).nullable(),
+  progress: z.array(
+    z.object({
+      topic: z.string(),
+      partition: z.number(),
+      nextOffset: z.string(),
+      stopOffset: z.string(),
+      messages: z.number(),
+    }),
+  ),
+});
+
+export const jobRow = z.object({
+  name: z.string(),
+  source: z.string(),
+  destination: z.string(),
+  schedule: z.string().nullable(),
+  paused: z.boolean(),
+  lastRun: runSummary.nullable(),
+  runningRun: z.string().nullable(),
+  nextRun: z.string().nullable(),
+  lag: z
+    .number()
+    .nullable()
+    .describe(
+      "Messages behind over every partition (high watermark minus where the next sync resumes), measured when the last run ended; before any measurement, the messages to read at the last run's plan.",
+    ),
+});
+
+export const logLine = z.object({
+  seq: z.number(),
+  at: z.string(),
+  level: z.enum(["debug", "info", "warn", "error"]),
+  msg: z.string(),
+});
+
+export const diagnosis = z.object({
+  ok: z.boolean(),
+  message: z.string(),
+  kind: z.string().optional(),
+  retryable: z.boolean().optional(),
+  reason: z
+    .string()
+    .optional()
+    .describe("Kafka: what the broker or the network refused (refused, timeout, authentication, ...)."),
+  hint: z.string().optional().describe("Kafka: what to check."),
+  durationMs: z.number(),
+});
+
+export const discovery = z.object({
+  topics: z.array(
+    z.object({
+      topic: z.string(),
+      table: z.string(),
+      tableExists: z.boolean(),
+      partitions: z.array(
+        z.object({
+          partition: z.number(),
+          logStartOffset: z.string(),
+          highWatermark: z.string(),
+          retained: z.number(),
+        }),
+      ),
+      retained: z.number(),
+      sampled: z.number(),
+      columns: z.array(
+        z.object({
+          name: z.string(),
+          type: z.string().optional(),
+          nullable: z.boolean(),
+          example: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+  skipped: z.array(z.object({ topic: z.string(), reason: z.string() })),
+});
+
+export const engineCheck = z.object({
+  deleteFormat: z.string().describe("What upsert streams write for these engines."),
+  upsertAllowed: z.boolean(),
+  reason: z.string().nullable().describe("Why upsert is disabled, naming the engine."),
+  engines: z.array(z.object({ engine: z.string(), deletionVectors: z.boolean(), note: z.string() })),
+});
+
+export const jobTable = z.object({
+  table: z.string(),
+  name: z.string(),
+  deadLetter: z.boolean(),
+  columns: z.array(z.object({ id: z.number(), name: z.string(), type: z.string(), required: z.boolean() })),
+  snapshots: z.array(
+    z.looseObject({
+      snapshotId: z.string(),
+      at: z.string(),
+      operation: z.string(),
+      totalDataFiles: z.number(),
+      totalDeleteFiles: z.number(),
+      totalRecords: z.number(),
+    }),
+  ),
+  dataFiles: z.number(),
+  deletionVectors: z.number(),
+  records: z.number(),
+  deadLetters: z.number(),
+  location: z.string(),
+});
+
+export const preview = z.object({
+  columns: z.array(z.string()),
+  rows: z.array(z.record(z.string(), z.unknown())),
+  liveRows: z.number(),
+});
+
+export const metrics = z.object({
+  runs: z.array(
+    z.object({
+      id: z.string(),
+      startedAt: z.string(),
+      messages: z.number(),
+      durationMs: z.number(),
+      perSecond: z.number(),
+    }),
+  ),
+  lag: z.array(z.object({ at: z.string(), topic: z.string(), partition: z.number(), lag: z.number() })),
+  dataFiles: z.array(
+    z.object({
+      table: z.string(),
+      points: z.array(z.object({ at: z.string(), dataFiles: z.number(), deleteFiles: z.number() })),
+    }),
+  ),
+});
+
+export const auditEntry = z.object({
+  at: z.string(),
+  actor: z.string(),
+  action: z.string(),
+  kind: z.string(),
+  name: z.string(),
+});
+
+export const session = z.object({
+  authRequired: z.boolean(),
+  authenticated: z.boolean(),
+  csrfToken: z.string().nullable(),
+});

@@ -1,0 +1,65 @@
+// What the API asks of sync/ that needs Kafka or the catalog, loaded when first used so that
+// `floe serve` starts without the engine's modules.
+import type { Destination } from "../config/destination.ts";
+import type { Job } from "../config/job.ts";
+import type { Source } from "../config/source.ts";
+import { withCatalog } from "../sync/connect.ts";
+import { discoverStreams, withDiscoveryConnections } from "../sync/discover-streams.ts";
+import { jobTables, previewJobTable } from "../sync/job-tables.ts";
+import { testDestination as probeDestination, testSource as probeSource } from "../sync/test-connection.ts";
+
+export const testSource = (source: Source) => probeSource(source);
+export const testDestination = (destination: Destination) => probeDestination(destination);
+
+/** `floe discover`'s discovery (sync/discover-streams.ts), in the shape of the streams step. */
+export async function discover(job: Job, sample: number) {
+  const found = await withDiscoveryConnections(job, (connections) => discoverStreams(job, connections, { sample }));
+  return {
+    topics: found.streams.map((s) => ({
+      topic: s.topic,
+      table: s.table,
+      tableExists: s.tableExists,
+      partitions: s.partitions.map((p) => ({
+        partition: p.partition,
+        logStartOffset: String(p.logStartOffset),
+        highWatermark: String(p.highWatermark),
+        retained: Number(p.retained),
+      })),
+      retained: Number(s.retained),
+      sampled: s.sample.messages,
+      columns: s.sample.columns.map((c) => ({
+        name: c.name,
+        ...(c.type === undefined ? {} : { type: c.type }),
+        nullable: c.nullable || c.nulls > 0,
+        ...(c.example === undefined ? {} : { example: c.example }),
+      })),
+    })),
+    skipped: found.skipped.map((t) => ({ topic: t.topic, reason: t.reason })),
+  };
+}
+
+export function tables(job: Job) {
+  return withCatalog(job.destination, (catalog) => jobTables(job, catalog));
+}
+
+export async function preview(job: Job, table: string, limit: number) {
+  const result = await withCatalog(job.destination, (catalog) => previewJobTable(job, catalog, table, limit));
+  // The message's fields first, floe's system columns (_kafka_key, _op_type, ...) after them.
+  const names = [...new Set(result.rows.flatMap((r) => Object.keys(r)))];
+  const columns = [...names.filter((n) => !n.startsWith("_")), ...names.filter((n) => n.startsWith("_"))];
+  return { columns, rows: result.rows.map(plainRow), liveRows: result.liveRows };
+}
+
+/** JSON-safe values: bigints and timestamps as text, bytes as base64. */
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  const plain = (v: unknown): unknown => {
+    if (typeof v === "bigint") return v.toString();
+    if (v instanceof Date) return v.toISOString();
+    if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
+    if (Array.isArray(v)) return v.map(plain);
+    if (typeof v === "object" && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+    return v;
+  };
+  return plain(row) as Record<string, unknown>;
+}

@@ -1,0 +1,113 @@
+// The floe UI: a hash router over the pages, and the login when the server asks for one.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { loadSession, post, type Session } from "./api";
+import { DestinationsPage } from "./pages/destinations";
+import { HistoryPage, RunPage } from "./pages/history";
+import { JobEditor } from "./pages/job-editor";
+import { JobsPage } from "./pages/jobs";
+import { LogPage } from "./pages/logs";
+import { PlotsPage } from "./pages/plots";
+import { SourcesPage } from "./pages/sources";
+import { TablesPage } from "./pages/tables";
+import "./style.css";
+import { ErrorBox } from "./ui";
+
+function useHash() {
+  const [hash, setHash] = useState(window.location.hash || "#/jobs");
+  useEffect(() => {
+    const on = () => setHash(window.location.hash || "#/jobs");
+    window.addEventListener("hashchange", on);
+    return () => window.removeEventListener("hashchange", on);
+  }, []);
+  return hash;
+}
+
+function Page({ hash }: { hash: string }) {
+  const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const [section, a, b] = parts;
+  if (section === "sources") return <SourcesPage />;
+  if (section === "destinations") return <DestinationsPage />;
+  if (section === "jobs" && a === "new") return <JobEditor />;
+  if (section === "jobs" && a && b === "edit") return <JobEditor name={a} />;
+  if (section === "jobs" && a && b === "history") return <HistoryPage job={a} />;
+  if (section === "jobs" && a && b === "tables") return <TablesPage job={a} />;
+  if (section === "jobs" && a && b === "plots") return <PlotsPage job={a} />;
+  if (section === "runs" && a && b === "log") return <LogPage id={a} />;
+  if (section === "runs" && a) return <RunPage id={a} />;
+  return <JobsPage />;
+}
+
+function Login({ onDone }: { onDone: () => void }) {
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <form
+      class="card login"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          await post("/api/login", { password });
+          onDone();
+        } catch (err) {
+          setError(err);
+        }
+      }}
+    >
+      <h1>floe</h1>
+      <input
+        type="password"
+        name="password"
+        placeholder="password"
+        autocomplete="current-password"
+        value={password}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+      />
+      <button type="submit" class="primary">
+        Log in
+      </button>
+      <ErrorBox error={error} />
+    </form>
+  );
+}
+
+function App() {
+  const hash = useHash();
+  const [session, setSession] = useState<Session | null>(null);
+  const refresh = () => loadSession().then(setSession);
+  useEffect(() => {
+    refresh();
+  }, []);
+  if (!session) return null;
+  if (session.authRequired && !session.authenticated) return <Login onDone={refresh} />;
+  const current = hash.split("/")[1] ?? "jobs";
+  const link = (to: string, label: string) => (
+    <a href={`#/${to}`} class={current === to || (to === "jobs" && current === "runs") ? "active" : ""}>
+      {label}
+    </a>
+  );
+  return (
+    <>
+      <header>
+        <a class="brand" href="#/jobs">
+          floe
+        </a>
+        <nav>
+          {link("jobs", "Jobs")}
+          {link("sources", "Sources")}
+          {link("destinations", "Destinations")}
+        </nav>
+        {session.authRequired ? (
+          <button type="button" onClick={() => post("/api/logout").then(refresh)}>
+            Log out
+          </button>
+        ) : null}
+      </header>
+      <main>
+        <Page hash={hash} />
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

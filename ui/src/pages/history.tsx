@@ -1,0 +1,150 @@
+// Job history: the runs with start, duration, status, messages and bytes; a run's commit
+// report per table, and while it runs, its progress per partition.
+import { get } from "../api";
+import { ErrorBox, fmtBytes, fmtDuration, fmtTime, Status, useData } from "../ui";
+
+export function HistoryPage({ job }: { job: string }) {
+  const runs = useData(() => get<any[]>(`/api/jobs/${job}/runs`), [job], 2000);
+  return (
+    <section>
+      <h1>History of {job}</h1>
+      <JobLinks job={job} />
+      <ErrorBox error={runs.error} />
+      <table class="grid" data-testid="runs-table">
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Start</th>
+            <th>Duration</th>
+            <th>Status</th>
+            <th>Trigger</th>
+            <th>Messages</th>
+            <th>Bytes</th>
+            <th>Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(runs.data ?? []).map((r) => (
+            <tr key={r.id} data-testid="run-row">
+              <td>
+                <a href={`#/runs/${r.id}`}>
+                  <code>{r.id.slice(0, 13)}…</code>
+                </a>
+              </td>
+              <td>{fmtTime(r.startedAt)}</td>
+              <td>{fmtDuration(r.durationMs)}</td>
+              <td>
+                <Status status={r.status} />
+              </td>
+              <td>{r.trigger}</td>
+              <td>{r.messages}</td>
+              <td>{fmtBytes(r.bytes)}</td>
+              <td class="bad">{r.error ?? ""}</td>
+            </tr>
+          ))}
+          {runs.data?.length === 0 ? (
+            <tr>
+              <td colSpan={8} class="muted">
+                No run yet: Sync now on the Jobs page.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function JobLinks({ job }: { job: string }) {
+  return (
+    <nav class="sub">
+      <a href={`#/jobs/${job}/history`}>History</a> · <a href={`#/jobs/${job}/tables`}>Tables</a> ·{" "}
+      <a href={`#/jobs/${job}/plots`}>Plots</a> · <a href={`#/jobs/${job}/edit`}>Edit</a>
+    </nav>
+  );
+}
+
+export function RunPage({ id }: { id: string }) {
+  const run = useData(() => get<any>(`/api/runs/${id}`), [id], 1000);
+  const r = run.data;
+  return (
+    <section>
+      <h1>
+        Run <code>{id}</code>
+      </h1>
+      <ErrorBox error={run.error} />
+      {r ? (
+        <>
+          <JobLinks job={r.job} />
+          <p>
+            <Status status={r.status} /> · started {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages}{" "}
+            messages · {fmtBytes(r.bytes)} ·{" "}
+            <a href={`#/runs/${id}/log`} data-testid="open-log">
+              log
+            </a>
+          </p>
+          {r.error ? <div class="error">{r.error}</div> : null}
+          {r.status === "running" && r.progress.length ? (
+            <div class="card" data-testid="live-progress">
+              <h2>Progress</h2>
+              {r.progress.map((p: any) => {
+                const stop = Number(p.stopOffset);
+                const next = Number(p.nextOffset);
+                const start = next - p.messages;
+                const pct = stop > start ? Math.min(100, ((next - start) / (stop - start)) * 100) : 100;
+                return (
+                  <div class="progress" key={`${p.topic}:${p.partition}`}>
+                    <span>
+                      {p.topic} [{p.partition}]
+                    </span>
+                    <div class="bar">
+                      <div style={{ width: `${pct}%` }} />
+                    </div>
+                    <span>
+                      {p.messages} read, offset {p.nextOffset} of {p.stopOffset}
+                    </span>
+                  </div>
+                );
+              })}
+            </div>
+          ) : null}
+          <h2>Commit report</h2>
+          <table class="grid" data-testid="commit-report">
+            <thead>
+              <tr>
+                <th>Table</th>
+                <th>Mode</th>
+                <th>Messages</th>
+                <th>Data files</th>
+                <th>DVs</th>
+                <th>Records added</th>
+                <th>Positions deleted</th>
+                <th>Dead letters</th>
+                <th>Snapshot</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(r.report?.tables ?? []).map((t: any) => (
+                <tr key={t.table} data-testid={`report-${t.table.split(".").pop()}`}>
+                  <td>
+                    <code>{t.table}</code>
+                  </td>
+                  <td>{t.mode}</td>
+                  <td>{t.messagesRead}</td>
+                  <td data-col="dataFiles">{t.dataFilesAdded}</td>
+                  <td data-col="dvs">{t.deletionVectorsAdded}</td>
+                  <td data-col="records">{t.recordsAdded}</td>
+                  <td data-col="deleted">{t.positionsDeleted}</td>
+                  <td data-col="deadLetters">{t.deadLetters}</td>
+                  <td>
+                    <code>{t.snapshotId ?? "—"}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+    </section>
+  );
+}
