@@ -12,8 +12,8 @@ import { kafka } from "../dev/services/kafka.ts";
 import { localDir, logDir, root } from "../dev/services/lib.ts";
 import { readers as readerService } from "../dev/services/readers.ts";
 import { openSqlCatalog } from "../src/iceberg/catalog/sql-catalog.ts";
-import { ConfigStore } from "../src/service/config-store.ts";
-import { SecretBox } from "../src/service/secret-box.ts";
+import { ConfigStore } from "../src/state/config-store.ts";
+import { SecretBox } from "../src/state/secret-box.ts";
 
 const demoDir = join(root, "demo");
 const jobFile = join(demoDir, "job.yaml");

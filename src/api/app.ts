@@ -9,7 +9,7 @@ import { extname, join, relative } from "node:path";
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { secureHeaders } from "hono/secure-headers";
-import type { ConfigStore } from "../service/config-store.ts";
+import type { ConfigStore } from "../state/config-store.ts";
 import type { UiRuns } from "../service/ui-runs.ts";
 import type { Auth } from "./auth.ts";
 import { mount, openApiDocument, reply } from "./route-table.ts";

@@ -2,7 +2,7 @@
 import { setCookie } from "hono/cookie";
 import { z } from "zod";
 import { ENGINE_SUPPORT, engineConflicts, TARGET_ENGINES } from "../config/target-engines.ts";
-import { destinationRecord, jobRecord, type Kind, sourceRecord } from "../service/config-store.ts";
+import { destinationRecord, jobRecord, type Kind, sourceRecord } from "../state/config-store.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { previewSchedule, SCHEDULE_PRESETS } from "../service/schedule-spec.ts";
 import type { RunRecord } from "../state/run-store.ts";

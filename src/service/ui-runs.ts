@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type RunRecord, RunStore } from "../state/run-store.ts";
 import type { SyncEvent } from "../sync/events.ts";
-import type { ConfigStore } from "./config-store.ts";
+import type { ConfigStore } from "../state/config-store.ts";
 import { acquireJobLock } from "./job-lock.ts";
 import { type JobLag, measureLag } from "./job-status.ts";
 import { createLogger, type Logger, RunLogSink } from "./logger.ts";

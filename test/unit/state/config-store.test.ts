@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { ConfigStore, StoreError } from "../../../src/service/config-store.ts";
-import { SecretBox } from "../../../src/service/secret-box.ts";
+import { ConfigStore, StoreError } from "../../../src/state/config-store.ts";
+import { SecretBox } from "../../../src/state/secret-box.ts";
 import type { Json } from "../../helpers/ui-server.ts";
 
 const dirs: string[] = [];
