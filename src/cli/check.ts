@@ -32,8 +32,9 @@ export function registerCheck(program: Command): void {
       `
 Example:
   floe check --config job.yaml
+  floe check --config job.yaml --json --sample 0   # the plan alone, no sample read
 
-Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file, 3 messages expired unread`,
+Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file or usage, 3 messages expired unread`,
     )
     .action(async (flags: CheckFlags) => {
       process.exitCode = await check(flags);
