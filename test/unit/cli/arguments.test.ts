@@ -2,23 +2,16 @@
 // job file that is wrong, and the exit codes they give (src/cli/exit-codes.ts). Each case runs
 // `node src/cli/main.ts ...` in a child process; nothing here reaches Kafka or a catalog.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { type FloeOutcome, floe as runFloe } from "../../helpers/floe-cli.ts";
 
-const main = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "floe-cli-args-"));
 
-function floe(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [main, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
+function floe(...args: string[]): Promise<FloeOutcome> {
+  return runFloe(args, { cwd: dir, timeoutMs: 60_000 });
 }
 
 test("--help lists every command; each command's --help shows its options, an example and its exit codes", async () => {
