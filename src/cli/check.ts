@@ -52,14 +52,11 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
     ]);
     return await withConnections(job, async ({ source, catalog }) => {
       const plan = await planSync(job, source, catalog);
-      const samples =
-        flags.sample === 0
-          ? new Map<string, StreamSample>()
-          : await sampleStreams(source, plan, {
-              messagesPerTopic: flags.sample,
-              maxThreads: job.maxThreads,
-              registry: job.source.schemaRegistry,
-            });
+      const samples = await sampleStreams(source, plan, {
+        messagesPerTopic: flags.sample,
+        maxThreads: job.maxThreads,
+        registry: job.source.schemaRegistry,
+      });
       process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
       return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
     });
