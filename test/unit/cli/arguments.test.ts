@@ -75,6 +75,7 @@ test("usage errors exit 2 and say what was wrong: unknown command or option, a m
     [["discover", "--config", "job.yaml", "--sample", "1.5"], /'--sample <messages>' argument '1.5' is invalid/],
     [["discover", "--config", "job.yaml", "--sample", ""], /'--sample <messages>' argument '' is invalid/],
     [["config", "nosuch"], /unknown command 'nosuch'/],
+    [["serve", "--listen", "127.0.0.1:99999"], /--listen 127\.0\.0\.1:99999: expected HOST:PORT/],
   ];
   for (const [args, message] of cases) {
     const outcome = await floe(...args);
