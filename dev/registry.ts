@@ -4,6 +4,7 @@
 import { Buffer } from "node:buffer";
 import avsc from "avsc";
 import { encodeConfluentFrame } from "../src/decode/confluent-frame.ts";
+import { bigintLongHook } from "../src/iceberg/spec/avro-long.ts";
 import { schemaRegistry } from "./services/schema-registry.ts";
 
 export interface Reference {
@@ -42,24 +43,10 @@ export async function registerSchema(
   return body.id;
 }
 
-/** avsc's long as a bigint, so that test values beyond 2^53 are written exactly. */
-const int64 = avsc.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: (x: string | number | bigint) => BigInt(x),
-  toJSON: (n: bigint) => n.toString(),
-  isValid: (n: unknown) => typeof n === "bigint",
-  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
-});
-
 /** An Avro writer of a schema whose longs are bigints. */
 export function avroWriter(schema: object): avsc.Type {
   return avsc.Type.forSchema(schema as avsc.Schema, {
-    typeHook: (s) => (s === "long" || (s as { type?: unknown }).type === "long" ? int64 : undefined),
+    typeHook: bigintLongHook,
     wrapUnions: "auto",
   });
 }

@@ -11,15 +11,14 @@ import { stringifyJson } from "../iceberg/spec/json.ts";
 import type { SyncPlan } from "../sync/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
+import { sampleOption } from "./options.ts";
 import { recreatedTopicLine, skippedTopicLines } from "./report.ts";
 
 interface CheckFlags {
   config: string;
   json?: boolean;
-  sample: string;
+  sample: number;
 }
-
-const DEFAULT_SAMPLE = 1000;
 
 export function registerCheck(program: Command): void {
   program
@@ -27,14 +26,15 @@ export function registerCheck(program: Command): void {
     .description("validate the job file, reach Kafka and the catalog, and show what a sync would read")
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the plan as JSON")
-    .option("--sample <messages>", "messages per topic to infer the columns from (0: none)", String(DEFAULT_SAMPLE))
+    .addOption(sampleOption())
     .addHelpText(
       "after",
       `
 Example:
   floe check --config job.yaml
+  floe check --config job.yaml --json --sample 0   # the plan alone, no sample read
 
-Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file, 3 messages expired unread`,
+Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file or usage, 3 messages expired unread`,
     )
     .action(async (flags: CheckFlags) => {
       process.exitCode = await check(flags);
@@ -43,11 +43,6 @@ Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file, 3 messages e
 
 async function check(flags: CheckFlags): Promise<ExitCode> {
   try {
-    const sampleSize = Number(flags.sample);
-    if (!Number.isSafeInteger(sampleSize) || sampleSize < 0) {
-      process.stderr.write(`floe check: --sample must be a whole number of messages, got ${flags.sample}\n`);
-      return ExitCode.USAGE;
-    }
     const job = await loadJob(flags.config);
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
     const [{ withConnections }, { planSync }, { sampleStreams }] = await Promise.all([
@@ -57,14 +52,11 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
     ]);
     return await withConnections(job, async ({ source, catalog }) => {
       const plan = await planSync(job, source, catalog);
-      const samples =
-        sampleSize === 0
-          ? new Map<string, StreamSample>()
-          : await sampleStreams(source, plan, {
-              messagesPerTopic: sampleSize,
-              maxThreads: job.maxThreads,
-              registry: job.source.schemaRegistry,
-            });
+      const samples = await sampleStreams(source, plan, {
+        messagesPerTopic: flags.sample,
+        maxThreads: job.maxThreads,
+        registry: job.source.schemaRegistry,
+      });
       process.stdout.write(`${flags.json ? planToJson(job.name, plan, samples) : planToText(plan, samples)}\n`);
       return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
     });

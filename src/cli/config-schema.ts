@@ -5,7 +5,17 @@ import { jobFileJsonSchema } from "../config/job-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
 
 export function registerConfig(program: Command): void {
-  const config = program.command("config").description("the job file: its JSON Schema");
+  const config = program
+    .command("config")
+    .description("the job file: its JSON Schema")
+    .addHelpText(
+      "after",
+      `
+Example:
+  floe config schema > floe-job.schema.json
+
+Exit codes: 0, 2 unknown subcommand`,
+    );
   config
     .command("schema")
     .description("print the JSON Schema of the job file")

@@ -9,16 +9,16 @@ import { stringifyJson } from "../iceberg/spec/json.ts";
 import type { DiscoveredStream, Discovery } from "../sync/discover-streams.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
+import { sampleOption } from "./options.ts";
 import { skippedTopicLines } from "./report.ts";
 import { textTable } from "./text-table.ts";
 
 interface DiscoverFlags {
   config: string;
   json?: boolean;
-  sample: string;
+  sample: number;
 }
 
-const DEFAULT_SAMPLE = 1000;
 /** Examples in the terminal table are cut shorter than in --json, to keep a row on one line. */
 const TEXT_EXAMPLE_CHARS = 40;
 
@@ -30,7 +30,7 @@ export function registerDiscover(program: Command): void {
     )
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the discovery as JSON")
-    .option("--sample <messages>", "messages per topic to infer the columns from (0: none)", String(DEFAULT_SAMPLE))
+    .addOption(sampleOption())
     .addHelpText(
       "after",
       `
@@ -50,16 +50,11 @@ Exit codes: 0 done, 1 Kafka or the catalog failed, 2 bad job file or usage`,
 
 async function discover(flags: DiscoverFlags): Promise<ExitCode> {
   try {
-    const sample = Number(flags.sample);
-    if (!Number.isSafeInteger(sample) || sample < 0) {
-      process.stderr.write(`floe discover: --sample must be a whole number of messages, got ${flags.sample}\n`);
-      return ExitCode.USAGE;
-    }
     const job = await loadJob(flags.config);
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
     const { discoverStreams, withDiscoveryConnections } = await import("../sync/discover-streams.ts");
     const discovery = await withDiscoveryConnections(job, (connections) =>
-      discoverStreams(job, connections, { sample }),
+      discoverStreams(job, connections, { sample: flags.sample }),
     );
     process.stdout.write(`${flags.json ? discoveryToJson(discovery) : discoveryToText(discovery)}\n`);
     return ExitCode.OK;

@@ -1,5 +1,5 @@
 // Argument parsers shared by the commands.
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 import { Secret } from "../config/secret.ts";
 
 /** For a repeatable option: --config a.yaml --config b.yaml. */
@@ -25,6 +25,14 @@ export function positiveInteger(text: string): number {
   return n;
 }
 
+/** A count that may be zero, as --sample takes it (0: sample nothing). */
+export function nonNegativeInteger(text: string): number {
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isSafeInteger(n) || n < 0)
+    throw new InvalidArgumentError("expected a whole number");
+  return n;
+}
+
 /** HOST:PORT ([v6]:PORT too), as --metrics takes it. */
 export function listenAddress(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
@@ -43,4 +51,11 @@ export function webhookUrl(text: string): Secret {
     throw new InvalidArgumentError("expected an http:// or https:// URL");
   }
   return new Secret(text);
+}
+
+/** --sample of floe check and floe discover: how many messages per topic the columns come from. */
+export function sampleOption(): Option {
+  return new Option("--sample <messages>", "messages per topic to infer the columns from (0: none)")
+    .argParser(nonNegativeInteger)
+    .default(1000);
 }

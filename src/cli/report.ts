@@ -4,6 +4,7 @@ import type { SkippedTopic } from "../config/topics.ts";
 import { stringifyJson } from "../iceberg/spec/json.ts";
 import type { RecreatedTopic } from "../sync/plan-sync.ts";
 import type { SyncReport } from "../sync/sync.ts";
+import { textTable } from "./text-table.ts";
 
 export function reportToJson(report: SyncReport): string {
   return stringifyJson(report, { bigints: "strings", indent: 2 });
@@ -34,13 +35,7 @@ export function reportToText(report: SyncReport): string {
     String(t.deadLetters),
     String(Math.round(t.durationMs)),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  const out = textTable(header, rows, { right: [2, 3, 4, 5, 6, 7, 8, 9] });
   const notes: string[] = [];
   for (const t of report.tables) {
     if (t.created) notes.push(`${t.table}: created (format v3) with ${t.columnsAdded.length} columns`);

@@ -1,6 +1,7 @@
 // How run records, log lines and statuses print on a terminal: aligned columns, local times to
 // the second, durations with their unit. --json prints the records themselves.
 import type { LogLine, RunRecord } from "../state/run-store.ts";
+import { textTable } from "./text-table.ts";
 
 export function time(ms: number | null): string {
   if (ms === null) return "-";
@@ -17,17 +18,6 @@ export function duration(ms: number | null): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
-/** Rows of cells as aligned columns; columns listed in `right` are right-aligned. */
-export function columns(header: string[], rows: string[][], right: ReadonlySet<number> = new Set()): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
-}
-
 export function runsToText(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return "no runs recorded";
   const lines: string[] = [];
@@ -42,7 +32,7 @@ export function runsToText(runs: readonly RunRecord[]): string {
     String(r.bytes),
     String(r.deadLetters),
   ]);
-  const table = columns(header, rows, new Set([2, 5, 6, 7])).split("\n");
+  const table = textTable(header, rows, { right: [2, 5, 6, 7] });
   lines.push(table[0]!, table[1]!);
   runs.forEach((r, i) => {
     lines.push(table[i + 2]!);

@@ -7,7 +7,6 @@ import { type Command, Option } from "commander";
 import { ConfigError } from "../config/config-error.ts";
 import { loadJob } from "../config/load-job.ts";
 import type { Secret } from "../config/secret.ts";
-import { JobBusyError } from "../service/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
 import type { ScheduledJob } from "../service/scheduler.ts";
 import { runStorePath, stateRoot } from "../service/state-paths.ts";
@@ -166,10 +165,6 @@ async function run(flags: RunFlags): Promise<ExitCode> {
     logger.info("floe run stopped");
     return abandoned ? ExitCode.FAILED : ExitCode.OK;
   } catch (error) {
-    if (error instanceof JobBusyError) {
-      process.stderr.write(`floe run: ${error.message}\n`);
-      return ExitCode.BUSY;
-    }
     return fail("run", error, false);
   } finally {
     for (const store of stores.values()) store.close();

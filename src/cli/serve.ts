@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ExitCode } from "./exit-codes.ts";
+import { listenAddress } from "./options.ts";
 
 interface ServeFlags {
   stateDir: string;
@@ -37,17 +38,19 @@ Exit codes: 0 stopped by a signal, 1 failed to start, 2 bad options or missing c
 }
 
 async function run(flags: ServeFlags): Promise<ExitCode> {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(flags.listen);
-  if (!match || Number(match[2]) > 65535) {
-    process.stderr.write(`floe serve: --listen must be host:port (127.0.0.1:8000), got ${flags.listen}\n`);
+  let address: { host: string; port: number };
+  try {
+    // Parsed here rather than by commander, so that the default goes through the same check.
+    address = listenAddress(flags.listen);
+  } catch (error) {
+    process.stderr.write(`floe serve: --listen ${flags.listen}: ${(error as Error).message}\n`);
     return ExitCode.USAGE;
   }
-  const host = match[1]!.replace(/^\[|\]$/g, "");
   const { startServer } = await import("../api/serve.ts");
   const { AuthSetupError } = await import("../api/auth.ts");
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({ stateDir: resolve(flags.stateDir), host, port: Number(match[2]) });
+    server = await startServer({ stateDir: resolve(flags.stateDir), host: address.host, port: address.port });
   } catch (error) {
     process.stderr.write(`floe serve: ${(error as Error).message}\n`);
     return error instanceof AuthSetupError ? ExitCode.USAGE : ExitCode.FAILED;

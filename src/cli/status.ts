@@ -11,7 +11,8 @@ import { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { collect } from "./options.ts";
-import { columns, duration, time } from "./run-format.ts";
+import { duration, time } from "./run-format.ts";
+import { textTable } from "./text-table.ts";
 
 interface StatusFlags {
   config?: string[];
@@ -116,7 +117,7 @@ function statusToText(s: JobStatus): string {
   if (s.lag) {
     const total = s.lag.partitions.reduce((sum, p) => sum + p.lag, 0n);
     lines.push(`  lag           ${total} messages`);
-    const table = columns(
+    const table = textTable(
       ["topic", "partition", "high watermark", "table offset", "lag"],
       s.lag.partitions.map((p) => [
         p.topic,
@@ -125,9 +126,9 @@ function statusToText(s: JobStatus): string {
         p.tableOffset === null ? "-" : String(p.tableOffset),
         String(p.lag),
       ]),
-      new Set([1, 2, 3, 4]),
+      { right: [1, 2, 3, 4], indent: "    " },
     );
-    lines.push(...table.split("\n").map((l) => `    ${l}`));
+    lines.push(...table);
   } else if (s.lagError) {
     lines.push(`  lag           unknown: ${s.lagError}`);
   }

@@ -1,7 +1,7 @@
 // floe sync --config job.yaml: one sync, from the committed offsets to the high watermarks
 // listed at its start, then exit. Ctrl-C stops reading and commits what was read.
 import { resolve } from "node:path";
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { loadJob } from "../config/load-job.ts";
 import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
@@ -10,6 +10,7 @@ import type { RunStore } from "../state/run-store.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
+import { nonNegativeSeconds, positiveInteger } from "./options.ts";
 import { progressDisplay, wantsProgress } from "./progress-terminal.ts";
 import { reportToJson, reportToText } from "./report.ts";
 
@@ -125,16 +126,4 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-function nonNegativeSeconds(text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a number of seconds");
-  return n;
-}
-
-function positiveInteger(text: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
-  return n;
 }

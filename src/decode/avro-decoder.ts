@@ -19,6 +19,7 @@
 // schemas are parsed first, into the same registry of names.
 import { Buffer } from "node:buffer";
 import avsc from "avsc";
+import { bigintLongHook } from "../iceberg/spec/avro-long.ts";
 import { decimal, fixed, type PrimitiveType } from "../iceberg/spec/types.ts";
 import { jsonText } from "./column-value.ts";
 import type { JsonValue } from "./json-message.ts";
@@ -39,20 +40,6 @@ interface Mapped {
 }
 
 const MAX_DECIMAL_PRECISION = 38;
-
-/** avsc's long as a bigint: Avro longs are int64, beyond a double's exact integers. */
-const int64 = avsc.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: (x: string | number | bigint) => BigInt(x),
-  toJSON: (n: bigint) => n.toString(),
-  isValid: (n: unknown) => typeof n === "bigint",
-  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
-});
 
 type AvroJson = string | { [key: string]: unknown } | AvroJson[];
 
@@ -117,7 +104,7 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
 function parse(schema: AvroJson, registry: Record<string, avsc.Type>): avsc.Type {
   return avsc.Type.forSchema(schema as avsc.Schema, {
     registry,
-    typeHook: (s) => (s === "long" || (s as { type?: unknown }).type === "long" ? int64 : undefined),
+    typeHook: bigintLongHook,
     wrapUnions: "auto",
   });
 }

@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { StateDirError } from "../state/state-dir-error.ts";
 
 export interface LockHolder {
   pid: number;
@@ -33,12 +34,6 @@ export class JobBusyError extends Error {
     );
     this.holder = holder;
   }
-}
-
-/** The state directory cannot be created or written: a setting to fix, not worth retrying. */
-export class StateDirError extends Error {
-  override name = "StateDirError";
-  readonly retryable = false;
 }
 
 export interface JobLock {

@@ -13,6 +13,7 @@ import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { SyncError, SyncErrorKind } from "../sync/classify-error.ts";
 import type { TableReport } from "../sync/write-stream.ts";
 import { migrate } from "./migrations.ts";
+import { StateDirError } from "./state-dir-error.ts";
 
 /** running: not ended yet. abandoned: its process ended without finishing it (killed, or stopped past the grace period). */
 export type RunOutcome = "running" | "complete" | "partial" | "failed" | "abandoned";
@@ -87,8 +88,15 @@ export class RunStore {
 
   /** Opens (creating it and its folder when needed) and migrates the store at `path`. */
   static open(path: string): RunStore {
-    mkdirSync(dirname(path), { recursive: true });
-    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    let db: DatabaseSync;
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    } catch (error) {
+      throw new StateDirError(
+        `cannot open the run store ${path} (the runs and logs of floe history and floe logs): ${(error as Error).message}; make its folder writable or pass --state-dir`,
+      );
+    }
     try {
       db.exec("PRAGMA journal_mode = WAL");
       // WAL with synchronous NORMAL: a power loss may lose the last transactions, never corrupt the file.

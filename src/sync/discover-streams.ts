@@ -105,16 +105,12 @@ export async function discoverStreams(
 ): Promise<Discovery> {
   const { source, catalog } = connections;
   const plan = await planSync(job, source, catalog);
-  const sampleSize = options.sample ?? DEFAULT_DISCOVERY_SAMPLE;
-  const samples =
-    sampleSize === 0
-      ? new Map<string, StreamSample>()
-      : await sampleStreams(source, plan, {
-          messagesPerTopic: sampleSize,
-          maxThreads: job.maxThreads,
-          registry: job.source.schemaRegistry,
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+  const samples = await sampleStreams(source, plan, {
+    messagesPerTopic: options.sample ?? DEFAULT_DISCOVERY_SAMPLE,
+    maxThreads: job.maxThreads,
+    registry: job.source.schemaRegistry,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const streams = plan.targets.map(({ selection, table }): DiscoveredStream => {
     const partitions = plan.offsets.partitions
       .filter((p) => p.topic === selection.topic)

@@ -21,12 +21,16 @@ export interface SampleOptions {
   readonly registry?: RegistrySettings | undefined;
 }
 
-/** Topic -> what its sample says; every target of the plan has an entry, empty when its topic is. */
+/**
+ * Topic -> what its sample says; every target of the plan has an entry, empty when its topic is.
+ * A sample of 0 messages reads nothing and has no entry at all (the plan alone was asked for).
+ */
 export async function sampleStreams(
   source: SyncSource,
   plan: SyncPlan,
   options: SampleOptions,
 ): Promise<Map<string, StreamSample>> {
+  if (options.messagesPerTopic === 0) return new Map();
   const samples = new Map<string, SchemaSample | RegistrySample>();
   const ranges: PartitionRange[] = [];
   const decoders = options.registry && new RegistryDecoders(new SchemaRegistryClient(options.registry));

@@ -217,7 +217,12 @@ export class StreamBatch {
     }
     const { schemaId, messageIndexes, payload } = framed.frame;
     const lookup = this.decoders!.lookup(format, schemaId);
-    if (lookup === undefined) throw new Error(`schema id ${schemaId} was not prepared`);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
     if ("reason" in lookup) {
       this.reject(message, lookup.reason, `key: ${lookup.detail}`);
       return false;
@@ -251,7 +256,12 @@ export class StreamBatch {
     }
     const { schemaId, messageIndexes, payload } = framed.frame;
     const lookup = registry.decoders.lookup(format, schemaId);
-    if (lookup === undefined) throw new Error(`schema id ${schemaId} was not prepared`);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
     if ("reason" in lookup) {
       this.reject(message, lookup.reason, lookup.detail);
       return;

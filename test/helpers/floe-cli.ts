@@ -17,6 +17,9 @@ export interface FloeOptions {
   env?: NodeJS.ProcessEnv;
   /** Far above what a command takes here; a hang fails the test instead of stalling it. */
   timeoutMs?: number;
+  /** Run as another user (the tests of file permissions run as root and drop to one). */
+  uid?: number;
+  gid?: number;
 }
 
 /** Runs floe with stdout and stderr on pipes (not terminals). */
@@ -51,6 +54,8 @@ function run(file: string, args: readonly string[], options: FloeOptions): Promi
         maxBuffer: 64 * 1024 * 1024,
         ...(options.cwd ? { cwd: options.cwd } : {}),
         ...(options.env ? { env: options.env } : {}),
+        ...(options.uid === undefined ? {} : { uid: options.uid }),
+        ...(options.gid === undefined ? {} : { gid: options.gid }),
       },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== "number") reject(new Error(`${file} ${args.join(" ")}: ${error.message}`));

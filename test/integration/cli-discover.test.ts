@@ -180,7 +180,7 @@ test("discover: a bad --sample is a usage error, a job that selects nothing is a
   const file = jobFile(`${run}_usage`, "    catalog: {type: sql, warehouse: ./warehouse_usage}");
   const usage = await floe(["discover", "--config", file, "--sample", "-1"]);
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /--sample must be a whole number/);
+  assert.match(usage.stderr, /'--sample <messages>' argument '-1' is invalid. expected a whole number/);
   const none = join(dir, "none.yaml");
   writeFileSync(
     none,

@@ -6,42 +6,23 @@
 // The timeouts are set short in the job files, so a run that is not bounded hits the child's own
 // kill timeout (minutes) and fails the test; nothing here measures how long a run took.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { TARGET_ENGINES } from "../../src/config/target-engines.ts";
+import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const main = join(root, "src/cli/main.ts");
 const run = `${process.pid}_${Date.now()}`;
 const dir = mkdtempSync(join(tmpdir(), "floe-guards-"));
 const topic = `guards${run}`;
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function floe(args: string[], options: { uid?: number; gid?: number } = {}): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [main, ...args],
-      // Far above the timeouts the job files set, far below the minutes an unbounded wait takes.
-      { cwd: dir, timeout: 120_000, ...options },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") reject(new Error(`floe ${args[0]} was killed: ${error.message}`));
-        else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
+function floe(args: string[], options: { uid?: number; gid?: number } = {}): Promise<FloeOutcome> {
+  // Far above the timeouts the job files set, far below the minutes an unbounded wait takes.
+  return runFloe(args, { cwd: dir, timeoutMs: 120_000, ...options });
 }
 
 /** A job over the test topic; `kafkaTimeouts` adds short connect and request timeouts. */

@@ -7,21 +7,19 @@
 // With Describe but not Read on the group, the refusal comes at the group commit, after the
 // tables committed whole: the next sync resumes from the tables' offsets.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTopic, produce, withAdmin } from "../../dev/kafka.ts";
 import { grantAcls, limitedUser, principalOf, secureAdmin, sourceYaml } from "../../dev/kafka-secure.ts";
 import { type Readers, restTable, startReaders, testRestCatalog } from "../../dev/readers.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { classifyError } from "../../src/sync/classify-error.ts";
+import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
 import { secureJobYaml } from "../helpers/secure-kafka.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
-const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const run = `${process.pid}_${Date.now()}`;
 const dir = mkdtempSync(join(tmpdir(), "floe-acls-"));
 const principal = principalOf(limitedUser);
@@ -52,19 +50,8 @@ function writeJob(name: string, topics: string[]) {
   return { file, job: parseJob(secureJobYaml(name, connection, topics), file), group: `floe_${name}` };
 }
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function floe(args: string[]): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [main, ...args], { cwd: dir, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(new Error(`floe was killed: ${error.message}`));
-      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
+function floe(args: string[]): Promise<FloeOutcome> {
+  return runFloe(args, { cwd: dir, timeoutMs: 120_000 });
 }
 
 /** `floe <command> --json` fails with kind auth, not retryable, exit 1, and its error matches. */

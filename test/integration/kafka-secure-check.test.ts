@@ -2,12 +2,10 @@
 // secure connection goes wrong: its own diagnosis on stderr and in --json (kind auth, not
 // retryable, exit 1), and never the password, the wrong one or the right one, in any output.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTopic, produce } from "../../dev/kafka.ts";
 import {
   certificates,
@@ -18,29 +16,13 @@ import {
   secureServers,
   sourceYaml,
 } from "../../dev/kafka-secure.ts";
+import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
 
-const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "floe-secure-check-"));
 const wrongPassword = "Wr0ng-Pa55-9f1e";
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function floe(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [main, ...args],
-      { cwd: dir, timeout: 120_000, env: { ...process.env, ...env } },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") reject(new Error(`floe was killed: ${error.message}`));
-        else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
+function floe(args: string[], env: Record<string, string> = {}): Promise<FloeOutcome> {
+  return runFloe(args, { cwd: dir, env: { ...process.env, ...env }, timeoutMs: 120_000 });
 }
 
 function jobFile(name: string, connection: string, pattern = "nothing"): string {

@@ -6,39 +6,20 @@
 // below the broker's log start offset: messages expired unread, never silent): exit 3 with the
 // count per partition, and --accept-data-loss to go on with the loss reported.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { Admin } from "@platformatic/kafka";
 import { bootstrapServers, createTopic, deleteTopic, produce, type TestMessage } from "../../dev/kafka.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const main = join(root, "src/cli/main.ts");
 const run = `${process.pid}_${Date.now()}`;
 const dir = mkdtempSync(join(tmpdir(), "floe-cli-"));
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function floe(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [main, ...args],
-      { cwd: dir, env: { ...process.env, ...env }, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") reject(error);
-        else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
+function floe(args: string[], env: Record<string, string> = {}): Promise<FloeOutcome> {
+  return runFloe(args, { cwd: dir, env: { ...process.env, ...env }, timeoutMs: 120_000 });
 }
 
 function jobFile(name: string, text: string): string {
@@ -249,7 +230,7 @@ test("secrets given as env references never appear in any output: not in a repor
   await produce(topic, [{ value: json({ id: 1 }) }]);
   const env = { FLOE_TEST_TOKEN: token, FLOE_TEST_PASSWORD: password };
   const outputs: string[] = [];
-  const check = (o: Outcome) => {
+  const check = (o: FloeOutcome) => {
     outputs.push(o.stdout, o.stderr);
     return o;
   };

@@ -11,12 +11,10 @@
 // - a value nested 10,000 levels deep, and the numbers 1e400 and -1e400: bad messages;
 // - `floe check` shows the columns of a sample and proposes the `columns:` to declare.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
@@ -31,6 +29,7 @@ import { KafkaCluster } from "../../src/kafka/connection.ts";
 import { kafkaConnectionOptions } from "../../src/sync/connect.ts";
 import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
 import type { SyncOptions, SyncReport } from "../../src/sync/sync.ts";
+import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { type ModelMessage, OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
 
@@ -537,15 +536,8 @@ test("fields named like what every object inherits (__proto__, constructor, toSt
   await model.assertLanded(namespace, ["__proto__", "constructor", "toString", "ok"]);
 });
 
-const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-
-function floe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [main, ...args], { timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
+function floe(args: string[]): Promise<FloeOutcome> {
+  return runFloe(args, { timeoutMs: 120_000 });
 }
 
 test("floe check shows the columns of a sample and proposes the columns: that make every commit agree", async () => {

@@ -11,25 +11,12 @@ import { Buffer } from "node:buffer";
 import { deflateRawSync, inflateRawSync, zstdDecompressSync } from "node:zlib";
 import avsc from "avsc";
 import { IcebergError } from "../errors.ts";
+import { bigintLongHook } from "../spec/avro-long.ts";
 import type { AvroSchema } from "./avro-schema.ts";
-
-const int64 = avsc.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: (x: string | number | bigint) => BigInt(x),
-  toJSON: (n: bigint) => n.toString(),
-  isValid: (n: unknown) => typeof n === "bigint",
-  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
-});
 
 function avroType(schema: AvroSchema): avsc.Type {
   return avsc.Type.forSchema(schema as avsc.Schema, {
-    // Both the `"long"` reference and `{"type": "long", "logicalType": ...}` are int64s.
-    typeHook: (s) => (s === "long" || (s as { type?: unknown }).type === "long" ? int64 : undefined),
+    typeHook: bigintLongHook,
     wrapUnions: "never",
   });
 }

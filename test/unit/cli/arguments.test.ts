@@ -2,23 +2,16 @@
 // job file that is wrong, and the exit codes they give (src/cli/exit-codes.ts). Each case runs
 // `node src/cli/main.ts ...` in a child process; nothing here reaches Kafka or a catalog.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { type FloeOutcome, floe as runFloe } from "../../helpers/floe-cli.ts";
 
-const main = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "floe-cli-args-"));
 
-function floe(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [main, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
+function floe(...args: string[]): Promise<FloeOutcome> {
+  return runFloe(args, { cwd: dir, timeoutMs: 60_000 });
 }
 
 test("--help lists every command; each command's --help shows its options, an example and its exit codes", async () => {
@@ -45,6 +38,29 @@ test("--help lists every command; each command's --help shows its options, an ex
   assert.match((await floe("--version")).stdout, /^\d+\.\d+\.\d+\n$/);
 });
 
+test("every command and subcommand listed by --help has an example and its exit codes in its own --help", async () => {
+  const top = await floe("--help");
+  const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== "help");
+  assert.deepEqual(commands.sort(), [
+    "check",
+    "config",
+    "discover",
+    "history",
+    "init",
+    "logs",
+    "run",
+    "serve",
+    "status",
+    "sync",
+  ]);
+  for (const args of [...commands.map((c) => [c]), ["config", "schema"]]) {
+    const help = await floe(...args, "--help");
+    assert.equal(help.code, 0, args.join(" "));
+    assert.match(help.stdout, /\nExample:\n {2}floe /, args.join(" "));
+    assert.match(help.stdout, /\nExit codes: 0/, args.join(" "));
+  }
+});
+
 test("usage errors exit 2 and say what was wrong: unknown command or option, a missing --config, bad values", async () => {
   const cases: [string[], RegExp][] = [
     [["nosuch"], /unknown command 'nosuch'/],
@@ -54,7 +70,12 @@ test("usage errors exit 2 and say what was wrong: unknown command or option, a m
     [["sync", "--config", "job.yaml", "--max-messages-per-commit", "0"], /expected a positive integer/],
     [["sync", "--config", "job.yaml", "--max-messages-per-commit", "1.5"], /expected a positive integer/],
     [["sync", "--config", "job.yaml", "--wait", "-3"], /expected a number of seconds/],
-    [["check", "--config", "job.yaml", "--sample", "some"], /--sample must be a whole number of messages, got some/],
+    [["check", "--config", "job.yaml", "--sample", "some"], /'--sample <messages>' argument 'some' is invalid/],
+    [["check", "--config", "job.yaml", "--sample", "-1"], /'--sample <messages>' argument '-1' is invalid/],
+    [["discover", "--config", "job.yaml", "--sample", "1.5"], /'--sample <messages>' argument '1.5' is invalid/],
+    [["discover", "--config", "job.yaml", "--sample", ""], /'--sample <messages>' argument '' is invalid/],
+    [["config", "nosuch"], /unknown command 'nosuch'/],
+    [["serve", "--listen", "127.0.0.1:99999"], /--listen 127\.0\.0\.1:99999: expected HOST:PORT/],
   ];
   for (const [args, message] of cases) {
     const outcome = await floe(...args);

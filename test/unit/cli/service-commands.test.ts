@@ -2,24 +2,17 @@
 // errors and job files that `floe run` cannot schedule, with their exit codes; history, logs
 // and status over a run store that the test fills, without Kafka.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { RunStore } from "../../../src/state/run-store.ts";
+import { type FloeOutcome, floe as runFloe } from "../../helpers/floe-cli.ts";
 
-const main = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "floe-cli-service-"));
 
-function floe(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [main, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
+function floe(...args: string[]): Promise<FloeOutcome> {
+  return runFloe(args, { cwd: dir, timeoutMs: 60_000 });
 }
 
 const jobFile = (name: string, extra: string) => {

@@ -9,6 +9,7 @@ import { encodeConfluentFrame, parseConfluentFrame } from "../../../src/decode/c
 import { protobufDecoder } from "../../../src/decode/protobuf-decoder.ts";
 import { RegistrySchema, SchemaEvolutionError } from "../../../src/decode/registry-schema.ts";
 import { type SchemaDecoder, type TypedRecord, UnsupportedSchemaError } from "../../../src/decode/typed-record.ts";
+import { bigintLongHook } from "../../../src/iceberg/spec/avro-long.ts";
 import { typeToString } from "../../../src/iceberg/spec/types.ts";
 
 function frame(result: ReturnType<typeof parseConfluentFrame>) {
@@ -133,7 +134,7 @@ test("Avro: every type and logical type to its Iceberg column, docs kept", () =>
 
 test("Avro: values in their columns' representation, exact beyond 2^53", () => {
   const writer = avsc.Type.forSchema(everyAvroType as avsc.Schema, {
-    typeHook: (s) => (s === "long" || (s as { type?: unknown }).type === "long" ? bigLong : undefined),
+    typeHook: bigintLongHook,
     wrapUnions: "auto",
   });
   const value = {
@@ -414,19 +415,6 @@ test("evolution: any other change fails naming topic, partition, offset, field a
   );
   assert.throws(() => table.observe(6, [{ name: "_kafka_key", type: "string" }], place), /reserved/);
   assert.throws(() => table.observe(7, [{ name: "amount", type: "double" }], place), /the table's column is long/);
-});
-
-const bigLong = avsc.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: (x: string | number | bigint) => BigInt(x),
-  toJSON: (n: bigint) => n.toString(),
-  isValid: (n: unknown) => typeof n === "bigint",
-  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
 });
 
 function registryOf(...schemas: string[]): Record<string, avsc.Type> {

@@ -2,13 +2,14 @@
 // version 1 with rows keeps them), refusal of a newer store, runs of several jobs in one file,
 // log lines in order, abandoning runs left running, and retention by days.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
 import { MIGRATIONS, migrate, StoreVersionError, userVersion } from "../../../src/state/migrations.ts";
 import { type RunRecord, RunStore } from "../../../src/state/run-store.ts";
+import { StateDirError } from "../../../src/state/state-dir-error.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-run-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -174,4 +175,17 @@ test("retention: ended runs older than the cut-off go with their logs; running o
   assert.deepEqual(store.logs("a-100"), []);
   assert.equal(store.runs("b").length, 1);
   store.close();
+});
+
+test("a run store that cannot be opened is a StateDirError naming its path and the way out", () => {
+  const file = join(dir, "a-file");
+  writeFileSync(file, "");
+  const path = join(file, "floe.db");
+  assert.throws(
+    () => RunStore.open(path),
+    (error) =>
+      error instanceof StateDirError &&
+      error.message.startsWith(`cannot open the run store ${path} `) &&
+      error.message.includes("pass --state-dir"),
+  );
 });
