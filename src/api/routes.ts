@@ -2,9 +2,9 @@
 import { setCookie } from "hono/cookie";
 import { z } from "zod";
 import { ENGINE_SUPPORT, engineConflicts, TARGET_ENGINES } from "../config/target-engines.ts";
-import { destinationRecord, jobRecord, type Kind, sourceRecord } from "../state/config-store.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { previewSchedule, SCHEDULE_PRESETS } from "../service/schedule-spec.ts";
+import { destinationRecord, jobRecord, type Kind, sourceRecord } from "../state/config-store.ts";
 import type { RunRecord } from "../state/run-store.ts";
 import type { AppOptions } from "./app.ts";
 import { type AnyRoute, ApiError, defineRoute, errorSchema, json } from "./route-table.ts";

@@ -4,9 +4,9 @@ import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
+import { UiRuns } from "../service/ui-runs.ts";
 import { ConfigStore } from "../state/config-store.ts";
 import { SecretBox } from "../state/secret-box.ts";
-import { UiRuns } from "../service/ui-runs.ts";
 import { createApp } from "./app.ts";
 import { Auth, isLoopback } from "./auth.ts";
 
