@@ -15,6 +15,7 @@ import { launchBrowser } from "../../dev/browser.ts";
 import { bootstrapServers } from "../../dev/kafka.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { root } from "../../dev/services/lib.ts";
+import { schemaRegistry } from "../../dev/services/schema-registry.ts";
 import { seaweedfs } from "../../dev/services/seaweedfs.ts";
 import { startUiServer } from "../helpers/ui-server.ts";
 
@@ -192,6 +193,59 @@ test(
     await open(`#/jobs/${jobName}/plots`);
     await page.getByTestId("plot-files").locator("canvas").waitFor();
     await shot("plots");
+  },
+);
+
+test(
+  "a source with a schema registry and a stream with Avro values and keys: the job file's keys, the password write-only",
+  TEST,
+  async () => {
+    await open("#/sources");
+    const form = page.getByTestId("source-form");
+    await form.locator('input[name="name"]').fill("with_registry");
+    await form.locator('input[name="bootstrap_servers"]').fill(bootstrapServers);
+    await form.locator('input[name="registry_url"]').fill(schemaRegistry.authUrl);
+    await form.locator('select[name="registry_auth"]').selectOption("basic");
+    await form.locator('input[name="registry_username"]').fill(schemaRegistry.username);
+    await form.locator('input[name="registry_password"]').fill(schemaRegistry.password);
+    await form.getByRole("button", { name: "Create source" }).click();
+    await page.getByTestId("source-with_registry").waitFor();
+    const stored = (await ui.client.get("/api/sources/with_registry")).body;
+    assert.deepEqual(stored.kafka.schema_registry, {
+      url: schemaRegistry.authUrl,
+      auth: { basic: { username: schemaRegistry.username } },
+    });
+    assert.deepEqual(stored.secrets_set, ["kafka.schema_registry.auth.basic.password"]);
+    // Edit shows the registry but never its password; saving with it empty keeps the stored one.
+    await page.getByTestId("source-with_registry").getByRole("button", { name: "Edit" }).click();
+    assert.equal(await form.locator('input[name="registry_url"]').inputValue(), schemaRegistry.authUrl);
+    assert.equal(await form.locator('input[name="registry_password"]').inputValue(), "");
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByText("New source").waitFor();
+    assert.deepEqual((await ui.client.get("/api/sources/with_registry")).body.secrets_set, [
+      "kafka.schema_registry.auth.basic.password",
+    ]);
+    assert.ok(!(await page.content()).includes(schemaRegistry.password), "the page holds no registry password");
+
+    await open("#/jobs/new");
+    await page.locator('input[name="job_name"]').fill(`${jobName}_avro`);
+    await page.locator('select[name="source"]').selectOption("with_registry");
+    await page.locator('select[name="destination"]').selectOption("catalog");
+    await page.locator('input[name="topic_pattern"]').fill(`${prefix}orders`);
+    await page.getByRole("button", { name: "Discover topics" }).click();
+    const orders = page.getByTestId(`stream-${prefix}orders`);
+    await orders.locator('input[name="tick"]').check();
+    await orders.locator('select[name="format"]').selectOption("avro");
+    await orders.locator('select[name="key_format"]').selectOption("avro");
+    await page.getByTestId("save-job").click();
+    await page.getByTestId(`job-${jobName}_avro`).waitFor();
+    const job = (await ui.client.get(`/api/jobs/${jobName}_avro`)).body;
+    assert.deepEqual(job.streams[`${prefix}orders`], {
+      mode: "append",
+      on_error: "dlq",
+      format: "avro",
+      key_format: "avro",
+    });
   },
 );
 

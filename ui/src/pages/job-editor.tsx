@@ -12,6 +12,33 @@ interface Stream {
   mode: "append" | "upsert";
   dedup: string[];
   onError: "dlq" | "fail" | "skip";
+  format: "json" | "avro" | "protobuf";
+  keyFormat: "bytes" | "avro" | "protobuf";
+  /** The stream's other job-file keys (columns, ...), kept as they are on save. */
+  rest: Record<string, unknown>;
+}
+
+const NEW_STREAM: Stream = {
+  ticked: false,
+  mode: "append",
+  dedup: [],
+  onError: "dlq",
+  format: "json",
+  keyFormat: "bytes",
+  rest: {},
+};
+
+function streamOf(v: any): Stream {
+  const { mode, dedup_keys, on_error, format, key_format, ...rest } = v;
+  return {
+    ticked: true,
+    mode,
+    dedup: dedup_keys ?? [],
+    onError: on_error ?? "dlq",
+    format: format ?? "json",
+    keyFormat: key_format ?? "bytes",
+    rest,
+  };
 }
 
 export function JobEditor({ name }: { name?: string }) {
@@ -45,8 +72,7 @@ export function JobEditor({ name }: { name?: string }) {
         engines: r.target_engines ?? [],
       });
       const s: Record<string, Stream> = {};
-      for (const [topic, v] of Object.entries<any>(r.streams))
-        s[topic] = { ticked: true, mode: v.mode, dedup: v.dedup_keys ?? [], onError: v.on_error ?? "dlq" };
+      for (const [topic, v] of Object.entries<any>(r.streams)) s[topic] = streamOf(v);
       setStreams(s);
       setPattern(
         Object.keys(r.streams)
@@ -90,7 +116,7 @@ export function JobEditor({ name }: { name?: string }) {
   const setStream = (topic: string, patch: Partial<Stream>) =>
     setStreams((s) => ({
       ...s,
-      [topic]: { ...(s[topic] ?? { ticked: false, mode: "append", dedup: [], onError: "dlq" }), ...patch },
+      [topic]: { ...(s[topic] ?? NEW_STREAM), ...patch },
     }));
 
   const save = async () => {
@@ -105,7 +131,14 @@ export function JobEditor({ name }: { name?: string }) {
           .filter(([, s]) => s.ticked)
           .map(([topic, s]) => [
             topic,
-            { mode: s.mode, ...(s.dedup.length ? { dedup_keys: s.dedup } : {}), on_error: s.onError },
+            {
+              ...s.rest,
+              mode: s.mode,
+              ...(s.dedup.length ? { dedup_keys: s.dedup } : {}),
+              on_error: s.onError,
+              ...(s.format === "json" ? {} : { format: s.format }),
+              ...(s.keyFormat === "bytes" ? {} : { key_format: s.keyFormat }),
+            },
           ]),
       ),
     };
@@ -248,13 +281,14 @@ export function JobEditor({ name }: { name?: string }) {
               <th>Partitions</th>
               <th>Retained</th>
               <th>Mode</th>
+              <th>Value / key format</th>
               <th>Dedup keys (inferred columns, example)</th>
               <th>On error</th>
             </tr>
           </thead>
           <tbody>
             {topics.map((t) => {
-              const s = streams[t.topic] ?? { ticked: false, mode: "append", dedup: [], onError: "dlq" };
+              const s = streams[t.topic] ?? NEW_STREAM;
               const upsertOff = engineCheck && !engineCheck.upsertAllowed;
               return (
                 <tr key={t.topic} data-testid={`stream-${t.topic}`} class={s.ticked ? "" : "unticked"}>
@@ -287,6 +321,26 @@ export function JobEditor({ name }: { name?: string }) {
                         upsert disabled: {engineCheck.reason}
                       </div>
                     ) : null}
+                  </td>
+                  <td>
+                    <select
+                      name="format"
+                      value={s.format}
+                      onChange={(e) => setStream(t.topic, { format: e.currentTarget.value as Stream["format"] })}
+                    >
+                      <option value="json">json</option>
+                      <option value="avro">avro (registry)</option>
+                      <option value="protobuf">protobuf (registry)</option>
+                    </select>
+                    <select
+                      name="key_format"
+                      value={s.keyFormat}
+                      onChange={(e) => setStream(t.topic, { keyFormat: e.currentTarget.value as Stream["keyFormat"] })}
+                    >
+                      <option value="bytes">key: bytes</option>
+                      <option value="avro">key: avro</option>
+                      <option value="protobuf">key: protobuf</option>
+                    </select>
                   </td>
                   <td class="keys">
                     {t.columns.length === 0 && s.dedup.length ? s.dedup.join(", ") : null}
@@ -329,7 +383,7 @@ export function JobEditor({ name }: { name?: string }) {
             })}
             {topics.length === 0 ? (
               <tr>
-                <td colSpan={7} class="muted">
+                <td colSpan={8} class="muted">
                   Discover the source's topics to pick streams.
                 </td>
               </tr>

@@ -18,6 +18,12 @@ interface Form {
   cert: string;
   key: string;
   insecure: boolean;
+  registryUrl: string;
+  registryAuth: "none" | "basic" | "bearer";
+  registryUsername: string;
+  registryPassword: string;
+  registryToken: string;
+  registryCa: string;
 }
 
 const empty: Form = {
@@ -31,7 +37,24 @@ const empty: Form = {
   cert: "",
   key: "",
   insecure: false,
+  registryUrl: "",
+  registryAuth: "none",
+  registryUsername: "",
+  registryPassword: "",
+  registryToken: "",
+  registryCa: "",
 };
+
+/** source.kafka.schema_registry as the job file has it; a secret left empty keeps the stored one. */
+function registryBody(f: Form) {
+  const auth =
+    f.registryAuth === "basic"
+      ? { basic: { username: f.registryUsername, ...(f.registryPassword ? { password: f.registryPassword } : {}) } }
+      : f.registryAuth === "bearer"
+        ? { bearer: f.registryToken ? { token: f.registryToken } : {} }
+        : "none";
+  return { url: f.registryUrl.trim(), auth, ...(f.registryCa ? { tls: { ca: f.registryCa } } : {}) };
+}
 
 function toBody(f: Form) {
   const kafka: Record<string, unknown> = {
@@ -52,6 +75,7 @@ function toBody(f: Form) {
       insecure_skip_verify: f.insecure,
     };
   }
+  if (f.registryUrl.trim()) kafka["schema_registry"] = registryBody(f);
   return { name: f.name, kafka };
 }
 
@@ -68,8 +92,17 @@ function fromRecord(r: any): Form {
     cert: k.tls?.cert ?? "",
     key: k.tls?.key ?? "",
     insecure: k.tls?.insecure_skip_verify ?? false,
+    registryUrl: k.schema_registry?.url ?? "",
+    registryAuth: k.schema_registry?.auth?.basic ? "basic" : k.schema_registry?.auth?.bearer ? "bearer" : "none",
+    registryUsername: k.schema_registry?.auth?.basic?.username ?? "",
+    registryPassword: "",
+    registryToken: "",
+    registryCa: k.schema_registry?.tls?.ca ?? "",
   };
 }
+
+const secretHint = (editing: string | null) =>
+  editing ? "empty: keep the stored one" : "stored encrypted, never shown again";
 
 export function SourcesPage() {
   const list = useData(() => get<any[]>("/api/sources"), []);
@@ -234,10 +267,7 @@ export function SourcesPage() {
             <Field label="Username">
               <input name="username" value={form.username} onInput={(e) => set({ username: e.currentTarget.value })} />
             </Field>
-            <Field
-              label="Password"
-              hint={editing ? "empty: keep the stored one" : "stored encrypted, never shown again"}
-            >
+            <Field label="Password" hint={secretHint(editing)}>
               <input
                 name="password"
                 type="password"
@@ -269,6 +299,69 @@ export function SourcesPage() {
             </label>
           </div>
         ) : null}
+        <div class="row" data-testid="schema-registry">
+          <Field label="Schema registry" hint="for Avro and Protobuf streams; empty: none">
+            <input
+              name="registry_url"
+              placeholder="https://registry:8081"
+              value={form.registryUrl}
+              onInput={(e) => set({ registryUrl: e.currentTarget.value })}
+            />
+          </Field>
+          {form.registryUrl ? (
+            <>
+              <Field label="Registry auth">
+                <select
+                  name="registry_auth"
+                  value={form.registryAuth}
+                  onChange={(e) => set({ registryAuth: e.currentTarget.value as Form["registryAuth"] })}
+                >
+                  <option value="none">none</option>
+                  <option value="basic">basic (Confluent Cloud: API key and secret)</option>
+                  <option value="bearer">bearer token</option>
+                </select>
+              </Field>
+              {form.registryAuth === "basic" ? (
+                <>
+                  <Field label="Registry username">
+                    <input
+                      name="registry_username"
+                      value={form.registryUsername}
+                      onInput={(e) => set({ registryUsername: e.currentTarget.value })}
+                    />
+                  </Field>
+                  <Field label="Registry password" hint={secretHint(editing)}>
+                    <input
+                      name="registry_password"
+                      type="password"
+                      autocomplete="new-password"
+                      value={form.registryPassword}
+                      onInput={(e) => set({ registryPassword: e.currentTarget.value })}
+                    />
+                  </Field>
+                </>
+              ) : null}
+              {form.registryAuth === "bearer" ? (
+                <Field label="Registry token" hint={secretHint(editing)}>
+                  <input
+                    name="registry_token"
+                    type="password"
+                    autocomplete="new-password"
+                    value={form.registryToken}
+                    onInput={(e) => set({ registryToken: e.currentTarget.value })}
+                  />
+                </Field>
+              ) : null}
+              <Field label="Registry CA (PEM)" hint="https with a private CA; empty: the system's">
+                <input
+                  name="registry_ca"
+                  value={form.registryCa}
+                  onInput={(e) => set({ registryCa: e.currentTarget.value })}
+                />
+              </Field>
+            </>
+          ) : null}
+        </div>
         <ErrorBox error={error} />
         <div class="buttons">
           <button type="submit" class="primary">
