@@ -319,6 +319,11 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
   const noDv = await api.post("/api/engines/check", { target_engines: ["duckdb", "iceberg-rust"] });
   assert.equal(noDv.body.upsertAllowed, false);
   assert.match(noDv.body.reason, /iceberg-rust 0\.10 reads v3 tables but does not apply deletion vectors/);
+  const choices = (await api.get("/api/choices")).body;
+  assert.deepEqual(choices.valueFormats, ["json", "avro", "protobuf"]);
+  assert.deepEqual(choices.keyFormats, ["bytes", "avro", "protobuf"]);
+  const athena = choices.targetEngines.find((e: Json) => e.engine === "athena");
+  assert.deepEqual([choices.targetEngines.length, athena.deletionVectors], [10, false]);
   const unknownEngine = await api.post("/api/engines/check", { target_engines: ["excel"] });
   assert.equal(unknownEngine.status, 400);
   assert.equal(unknownEngine.body.issues[0].path, "target_engines.0");

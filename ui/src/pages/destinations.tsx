@@ -2,7 +2,7 @@
 // warehouse), their credentials (write-only) and target engines.
 import { useState } from "preact/hooks";
 import { del, get, post, put } from "../api";
-import { ENGINES } from "../engines";
+import { EngineChecks } from "../engines";
 import { ErrorBox, Field, useData } from "../ui";
 
 interface Form {
@@ -317,22 +317,7 @@ export function DestinationsPage() {
         )}
         <fieldset class="engines">
           <legend>Target engines (floe refuses what one of them cannot read)</legend>
-          {ENGINES.map((engine) => (
-            <label class="check" key={engine}>
-              <input
-                type="checkbox"
-                checked={form.engines.includes(engine)}
-                onChange={(e) =>
-                  set({
-                    engines: e.currentTarget.checked
-                      ? [...form.engines, engine]
-                      : form.engines.filter((x) => x !== engine),
-                  })
-                }
-              />{" "}
-              {engine}
-            </label>
-          ))}
+          <EngineChecks selected={form.engines} onChange={(engines) => set({ engines })} />
         </fieldset>
         <ErrorBox error={error} />
         <div class="buttons">

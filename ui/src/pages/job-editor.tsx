@@ -4,7 +4,7 @@
 // Whether upsert is allowed is the server's answer for the engines (deletion vectors).
 import { useEffect, useState } from "preact/hooks";
 import { get, post, put } from "../api";
-import { ENGINES } from "../engines";
+import { EngineChecks, useChoices } from "../engines";
 import { ErrorBox, Field, fmtTime, go, useData } from "../ui";
 
 interface Stream {
@@ -44,6 +44,7 @@ function streamOf(v: any): Stream {
 export function JobEditor({ name }: { name?: string }) {
   const sources = useData(() => get<any[]>("/api/sources"), []);
   const destinations = useData(() => get<any[]>("/api/destinations"), []);
+  const choices = useChoices();
   const [job, setJob] = useState({
     name: "",
     source: "",
@@ -237,26 +238,9 @@ export function JobEditor({ name }: { name?: string }) {
             </label>
             {!job.useEngines ? <span class="muted"> (the destination's: {engines.join(", ") || "any"})</span> : null}
           </legend>
-          {job.useEngines
-            ? ENGINES.map((engine) => (
-                <label class="check" key={engine}>
-                  <input
-                    type="checkbox"
-                    name={`engine-${engine}`}
-                    checked={job.engines.includes(engine)}
-                    onChange={(e) =>
-                      setJob({
-                        ...job,
-                        engines: e.currentTarget.checked
-                          ? [...job.engines, engine]
-                          : job.engines.filter((x) => x !== engine),
-                      })
-                    }
-                  />{" "}
-                  {engine}
-                </label>
-              ))
-            : null}
+          {job.useEngines ? (
+            <EngineChecks selected={job.engines} onChange={(engines) => setJob({ ...job, engines })} />
+          ) : null}
           <p data-testid="delete-format">
             Delete format: <strong>{engineCheck?.deleteFormat ?? "…"}</strong>
           </p>
@@ -328,18 +312,22 @@ export function JobEditor({ name }: { name?: string }) {
                       value={s.format}
                       onChange={(e) => setStream(t.topic, { format: e.currentTarget.value as Stream["format"] })}
                     >
-                      <option value="json">json</option>
-                      <option value="avro">avro (registry)</option>
-                      <option value="protobuf">protobuf (registry)</option>
+                      {(choices?.valueFormats ?? [s.format]).map((f) => (
+                        <option key={f} value={f}>
+                          {f}
+                        </option>
+                      ))}
                     </select>
                     <select
                       name="key_format"
                       value={s.keyFormat}
                       onChange={(e) => setStream(t.topic, { keyFormat: e.currentTarget.value as Stream["keyFormat"] })}
                     >
-                      <option value="bytes">key: bytes</option>
-                      <option value="avro">key: avro</option>
-                      <option value="protobuf">key: protobuf</option>
+                      {(choices?.keyFormats ?? [s.keyFormat]).map((f) => (
+                        <option key={f} value={f}>
+                          key: {f}
+                        </option>
+                      ))}
                     </select>
                   </td>
                   <td class="keys">
