@@ -56,6 +56,17 @@ export function Field(props: { label: string; hint?: string; children: Component
   );
 }
 
+/** The row of an empty list. */
+export function EmptyRow(props: { columns: number; children: ComponentChildren }) {
+  return (
+    <tr>
+      <td colSpan={props.columns} class="muted">
+        {props.children}
+      </td>
+    </tr>
+  );
+}
+
 export function Status({ status }: { status: string | null | undefined }) {
   if (!status) return <span class="muted">never run</span>;
   return <span class={`status status-${status}`}>{status}</span>;

@@ -1,8 +1,7 @@
 // Sources: the Kafka clusters jobs read. Secrets are write-only: the form never shows them,
 // and leaving a password empty on edit keeps the stored one.
-import { useState } from "preact/hooks";
-import { del, get, post, put } from "../api";
-import { ErrorBox, Field, useData } from "../ui";
+import { RecordPage, secretHint } from "../record-page";
+import { Field } from "../ui";
 
 const PROTOCOLS = ["PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"];
 const MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
@@ -101,285 +100,169 @@ function fromRecord(r: any): Form {
   };
 }
 
-const secretHint = (editing: string | null) =>
-  editing ? "empty: keep the stored one" : "stored encrypted, never shown again";
-
 export function SourcesPage() {
-  const list = useData(() => get<any[]>("/api/sources"), []);
-  const [form, setForm] = useState<Form>(empty);
-  const [editing, setEditing] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [tests, setTests] = useState<Record<string, any>>({});
-  const set = (patch: Partial<Form>) => setForm({ ...form, ...patch });
-
-  const save = async (e: Event) => {
-    e.preventDefault();
-    try {
-      if (editing) await put(`/api/sources/${editing}`, toBody(form));
-      else await post("/api/sources", toBody(form));
-      setError(null);
-      setForm(empty);
-      setEditing(null);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const test = async (name: string) => {
-    setTests({ ...tests, [name]: { pending: true } });
-    try {
-      setTests({ ...tests, [name]: await post(`/api/sources/${name}/test`) });
-    } catch (err) {
-      setTests({ ...tests, [name]: { ok: false, message: (err as Error).message } });
-    }
-  };
-  const remove = async (name: string) => {
-    if (!confirm(`Delete source ${name}?`)) return;
-    try {
-      await del(`/api/sources/${name}`);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
-
   return (
-    <section>
-      <h1>Sources</h1>
-      <p class="muted">Kafka clusters. Test connection reaches the brokers as a sync would and says what is wrong.</p>
-      <ErrorBox error={list.error} />
-      <table class="grid" data-testid="sources-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Bootstrap servers</th>
-            <th>Security</th>
-            <th>Secrets</th>
-            <th>Connection</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {(list.data ?? []).map((s) => (
-            <tr key={s.name} data-testid={`source-${s.name}`}>
-              <td>
-                <strong>{s.name}</strong>
-              </td>
-              <td>
-                <code>{[].concat(s.kafka.bootstrap_servers).join(", ")}</code>
-              </td>
-              <td>
-                {s.kafka.security?.protocol ?? "PLAINTEXT"}
-                {s.kafka.sasl ? ` · ${s.kafka.sasl.mechanism} as ${s.kafka.sasl.username}` : ""}
-              </td>
-              <td>
-                {s.secrets_set.length ? (
-                  s.secrets_set.map((p: string) => (
-                    <span class="tag" key={p}>
-                      {p.split(".").pop()} set
-                    </span>
-                  ))
-                ) : (
-                  <span class="muted">none</span>
-                )}
-              </td>
-              <td class="diagnosis" data-testid="diagnosis">
-                {tests[s.name]?.pending ? (
-                  "testing…"
-                ) : tests[s.name] ? (
-                  <span class={tests[s.name].ok ? "ok" : "bad"}>
-                    {tests[s.name].ok ? "✔ " : "✘ "}
-                    {tests[s.name].message}
-                    {tests[s.name].kind
-                      ? ` (${tests[s.name].kind}${tests[s.name].reason ? `: ${tests[s.name].reason}` : ""})`
-                      : ""}
-                  </span>
-                ) : null}
-              </td>
-              <td class="actions">
-                <button type="button" onClick={() => test(s.name)}>
-                  Test connection
-                </button>
-                <button
-                  type="button"
-                  onClick={() => {
-                    setEditing(s.name);
-                    setForm(fromRecord(s));
-                  }}
-                >
-                  Edit
-                </button>
-                <button type="button" class="danger" onClick={() => remove(s.name)}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-          {list.data?.length === 0 ? (
-            <tr>
-              <td colSpan={6} class="muted">
-                No source yet.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-
-      <form class="card" onSubmit={save} data-testid="source-form">
-        <h2>{editing ? `Edit source ${editing}` : "New source"}</h2>
-        <div class="row">
-          <Field label="Name">
-            <input
-              name="name"
-              value={form.name}
-              disabled={!!editing}
-              onInput={(e) => set({ name: e.currentTarget.value })}
-            />
-          </Field>
-          <Field label="Bootstrap servers" hint="host:port, comma-separated">
-            <input
-              name="bootstrap_servers"
-              value={form.servers}
-              onInput={(e) => set({ servers: e.currentTarget.value })}
-            />
-          </Field>
-          <Field label="Security protocol">
-            <select name="protocol" value={form.protocol} onChange={(e) => set({ protocol: e.currentTarget.value })}>
-              {PROTOCOLS.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          </Field>
-        </div>
-        {form.protocol.startsWith("SASL") ? (
+    <RecordPage<Form>
+      kind="source"
+      title="Sources"
+      intro="Kafka clusters. Test connection reaches the brokers as a sync would and says what is wrong."
+      columns={[
+        {
+          header: "Bootstrap servers",
+          cell: (s) => <code>{[].concat(s.kafka.bootstrap_servers).join(", ")}</code>,
+        },
+        {
+          header: "Security",
+          cell: (s) =>
+            `${s.kafka.security?.protocol ?? "PLAINTEXT"}${s.kafka.sasl ? ` · ${s.kafka.sasl.mechanism} as ${s.kafka.sasl.username}` : ""}${s.kafka.schema_registry ? ` · registry ${s.kafka.schema_registry.url}` : ""}`,
+        },
+      ]}
+      empty={empty}
+      toBody={toBody}
+      fromRecord={fromRecord}
+      fields={(form, set, editing) => (
+        <>
           <div class="row">
-            <Field label="SASL mechanism">
-              <select
-                name="mechanism"
-                value={form.mechanism}
-                onChange={(e) => set({ mechanism: e.currentTarget.value })}
-              >
-                {MECHANISMS.map((m) => (
-                  <option key={m}>{m}</option>
+            <Field label="Name">
+              <input
+                name="name"
+                value={form.name}
+                disabled={!!editing}
+                onInput={(e) => set({ name: e.currentTarget.value })}
+              />
+            </Field>
+            <Field label="Bootstrap servers" hint="host:port, comma-separated">
+              <input
+                name="bootstrap_servers"
+                value={form.servers}
+                onInput={(e) => set({ servers: e.currentTarget.value })}
+              />
+            </Field>
+            <Field label="Security protocol">
+              <select name="protocol" value={form.protocol} onChange={(e) => set({ protocol: e.currentTarget.value })}>
+                {PROTOCOLS.map((p) => (
+                  <option key={p}>{p}</option>
                 ))}
               </select>
             </Field>
-            <Field label="Username">
-              <input name="username" value={form.username} onInput={(e) => set({ username: e.currentTarget.value })} />
-            </Field>
-            <Field label="Password" hint={secretHint(editing)}>
-              <input
-                name="password"
-                type="password"
-                autocomplete="new-password"
-                value={form.password}
-                onInput={(e) => set({ password: e.currentTarget.value })}
-              />
-            </Field>
           </div>
-        ) : null}
-        {form.protocol.endsWith("SSL") ? (
-          <div class="row">
-            <Field label="CA file (PEM)">
-              <input name="ca" value={form.ca} onInput={(e) => set({ ca: e.currentTarget.value })} />
-            </Field>
-            <Field label="Client certificate">
-              <input name="cert" value={form.cert} onInput={(e) => set({ cert: e.currentTarget.value })} />
-            </Field>
-            <Field label="Client key">
-              <input name="key" value={form.key} onInput={(e) => set({ key: e.currentTarget.value })} />
-            </Field>
-            <label class="check">
-              <input
-                type="checkbox"
-                checked={form.insecure}
-                onChange={(e) => set({ insecure: e.currentTarget.checked })}
-              />{" "}
-              skip verification (tests only)
-            </label>
-          </div>
-        ) : null}
-        <div class="row" data-testid="schema-registry">
-          <Field label="Schema registry" hint="for Avro and Protobuf streams; empty: none">
-            <input
-              name="registry_url"
-              placeholder="https://registry:8081"
-              value={form.registryUrl}
-              onInput={(e) => set({ registryUrl: e.currentTarget.value })}
-            />
-          </Field>
-          {form.registryUrl ? (
-            <>
-              <Field label="Registry auth">
+          {form.protocol.startsWith("SASL") ? (
+            <div class="row">
+              <Field label="SASL mechanism">
                 <select
-                  name="registry_auth"
-                  value={form.registryAuth}
-                  onChange={(e) => set({ registryAuth: e.currentTarget.value as Form["registryAuth"] })}
+                  name="mechanism"
+                  value={form.mechanism}
+                  onChange={(e) => set({ mechanism: e.currentTarget.value })}
                 >
-                  <option value="none">none</option>
-                  <option value="basic">basic (Confluent Cloud: API key and secret)</option>
-                  <option value="bearer">bearer token</option>
+                  {MECHANISMS.map((m) => (
+                    <option key={m}>{m}</option>
+                  ))}
                 </select>
               </Field>
-              {form.registryAuth === "basic" ? (
-                <>
-                  <Field label="Registry username">
-                    <input
-                      name="registry_username"
-                      value={form.registryUsername}
-                      onInput={(e) => set({ registryUsername: e.currentTarget.value })}
-                    />
-                  </Field>
-                  <Field label="Registry password" hint={secretHint(editing)}>
-                    <input
-                      name="registry_password"
-                      type="password"
-                      autocomplete="new-password"
-                      value={form.registryPassword}
-                      onInput={(e) => set({ registryPassword: e.currentTarget.value })}
-                    />
-                  </Field>
-                </>
-              ) : null}
-              {form.registryAuth === "bearer" ? (
-                <Field label="Registry token" hint={secretHint(editing)}>
-                  <input
-                    name="registry_token"
-                    type="password"
-                    autocomplete="new-password"
-                    value={form.registryToken}
-                    onInput={(e) => set({ registryToken: e.currentTarget.value })}
-                  />
-                </Field>
-              ) : null}
-              <Field label="Registry CA (PEM)" hint="https with a private CA; empty: the system's">
+              <Field label="Username">
                 <input
-                  name="registry_ca"
-                  value={form.registryCa}
-                  onInput={(e) => set({ registryCa: e.currentTarget.value })}
+                  name="username"
+                  value={form.username}
+                  onInput={(e) => set({ username: e.currentTarget.value })}
                 />
               </Field>
-            </>
+              <Field label="Password" hint={secretHint(editing)}>
+                <input
+                  name="password"
+                  type="password"
+                  autocomplete="new-password"
+                  value={form.password}
+                  onInput={(e) => set({ password: e.currentTarget.value })}
+                />
+              </Field>
+            </div>
           ) : null}
-        </div>
-        <ErrorBox error={error} />
-        <div class="buttons">
-          <button type="submit" class="primary">
-            {editing ? "Save" : "Create source"}
-          </button>
-          {editing ? (
-            <button
-              type="button"
-              onClick={() => {
-                setEditing(null);
-                setForm(empty);
-              }}
-            >
-              Cancel
-            </button>
+          {form.protocol.endsWith("SSL") ? (
+            <div class="row">
+              <Field label="CA file (PEM)">
+                <input name="ca" value={form.ca} onInput={(e) => set({ ca: e.currentTarget.value })} />
+              </Field>
+              <Field label="Client certificate">
+                <input name="cert" value={form.cert} onInput={(e) => set({ cert: e.currentTarget.value })} />
+              </Field>
+              <Field label="Client key">
+                <input name="key" value={form.key} onInput={(e) => set({ key: e.currentTarget.value })} />
+              </Field>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={form.insecure}
+                  onChange={(e) => set({ insecure: e.currentTarget.checked })}
+                />{" "}
+                skip verification (tests only)
+              </label>
+            </div>
           ) : null}
-        </div>
-      </form>
-    </section>
+          <div class="row" data-testid="schema-registry">
+            <Field label="Schema registry" hint="for Avro and Protobuf streams; empty: none">
+              <input
+                name="registry_url"
+                placeholder="https://registry:8081"
+                value={form.registryUrl}
+                onInput={(e) => set({ registryUrl: e.currentTarget.value })}
+              />
+            </Field>
+            {form.registryUrl ? (
+              <>
+                <Field label="Registry auth">
+                  <select
+                    name="registry_auth"
+                    value={form.registryAuth}
+                    onChange={(e) => set({ registryAuth: e.currentTarget.value as Form["registryAuth"] })}
+                  >
+                    <option value="none">none</option>
+                    <option value="basic">basic (Confluent Cloud: API key and secret)</option>
+                    <option value="bearer">bearer token</option>
+                  </select>
+                </Field>
+                {form.registryAuth === "basic" ? (
+                  <>
+                    <Field label="Registry username">
+                      <input
+                        name="registry_username"
+                        value={form.registryUsername}
+                        onInput={(e) => set({ registryUsername: e.currentTarget.value })}
+                      />
+                    </Field>
+                    <Field label="Registry password" hint={secretHint(editing)}>
+                      <input
+                        name="registry_password"
+                        type="password"
+                        autocomplete="new-password"
+                        value={form.registryPassword}
+                        onInput={(e) => set({ registryPassword: e.currentTarget.value })}
+                      />
+                    </Field>
+                  </>
+                ) : null}
+                {form.registryAuth === "bearer" ? (
+                  <Field label="Registry token" hint={secretHint(editing)}>
+                    <input
+                      name="registry_token"
+                      type="password"
+                      autocomplete="new-password"
+                      value={form.registryToken}
+                      onInput={(e) => set({ registryToken: e.currentTarget.value })}
+                    />
+                  </Field>
+                ) : null}
+                <Field label="Registry CA (PEM)" hint="https with a private CA; empty: the system's">
+                  <input
+                    name="registry_ca"
+                    value={form.registryCa}
+                    onInput={(e) => set({ registryCa: e.currentTarget.value })}
+                  />
+                </Field>
+              </>
+            ) : null}
+          </div>
+        </>
+      )}
+    />
   );
 }
