@@ -2,7 +2,7 @@
 // warehouse), their credentials (write-only) and target engines.
 import { EngineChecks } from "../engines";
 import { RecordPage, secretHint } from "../record-page";
-import { Field } from "../ui";
+import { Field, TextField } from "../ui";
 
 interface Form {
   name: string;
@@ -104,14 +104,13 @@ export function DestinationsPage() {
       fields={(form, set, editing) => (
         <>
           <div class="row">
-            <Field label="Name">
-              <input
-                name="name"
-                value={form.name}
-                disabled={!!editing}
-                onInput={(e) => set({ name: e.currentTarget.value })}
-              />
-            </Field>
+            <TextField
+              label="Name"
+              name="name"
+              disabled={!!editing}
+              value={form.name}
+              onValue={(v) => set({ name: v })}
+            />
             <Field label="Catalog">
               <select
                 name="type"
@@ -137,50 +136,47 @@ export function DestinationsPage() {
           </div>
           {form.type === "sql" ? (
             <div class="row">
-              <Field label="Warehouse" hint="a folder (relative to the state directory) or s3://, gs://, abfss://">
-                <input
-                  name="warehouse"
-                  value={form.warehouse}
-                  onInput={(e) => set({ warehouse: e.currentTarget.value })}
-                />
-              </Field>
+              <TextField
+                label="Warehouse"
+                hint="a folder (relative to the state directory) or s3://, gs://, abfss://"
+                name="warehouse"
+                value={form.warehouse}
+                onValue={(v) => set({ warehouse: v })}
+              />
             </div>
           ) : (
             <div class="row">
               {form.type === "rest" ? (
                 <>
-                  <Field label="Catalog URI">
-                    <input
-                      name="uri"
-                      value={form.uri}
-                      placeholder="https://catalog.example.com"
-                      onInput={(e) => set({ uri: e.currentTarget.value })}
-                    />
-                  </Field>
-                  <Field label="Warehouse" hint="optional">
-                    <input
-                      name="rest_warehouse"
-                      value={form.restWarehouse}
-                      onInput={(e) => set({ restWarehouse: e.currentTarget.value })}
-                    />
-                  </Field>
+                  <TextField
+                    label="Catalog URI"
+                    name="uri"
+                    placeholder="https://catalog.example.com"
+                    value={form.uri}
+                    onValue={(v) => set({ uri: v })}
+                  />
+                  <TextField
+                    label="Warehouse"
+                    hint="optional"
+                    name="rest_warehouse"
+                    value={form.restWarehouse}
+                    onValue={(v) => set({ restWarehouse: v })}
+                  />
                 </>
               ) : (
                 <>
-                  <Field label="Workspace URL">
-                    <input
-                      name="workspace_url"
-                      value={form.workspace}
-                      onInput={(e) => set({ workspace: e.currentTarget.value })}
-                    />
-                  </Field>
-                  <Field label="Unity catalog">
-                    <input
-                      name="catalog"
-                      value={form.catalog}
-                      onInput={(e) => set({ catalog: e.currentTarget.value })}
-                    />
-                  </Field>
+                  <TextField
+                    label="Workspace URL"
+                    name="workspace_url"
+                    value={form.workspace}
+                    onValue={(v) => set({ workspace: v })}
+                  />
+                  <TextField
+                    label="Unity catalog"
+                    name="catalog"
+                    value={form.catalog}
+                    onValue={(v) => set({ catalog: v })}
+                  />
                 </>
               )}
               <Field label="Credential">
@@ -195,34 +191,31 @@ export function DestinationsPage() {
                 </select>
               </Field>
               {form.auth === "token" ? (
-                <Field label="Token" hint={secretHint(editing)}>
-                  <input
-                    name="token"
-                    type="password"
-                    autocomplete="new-password"
-                    value={form.token}
-                    onInput={(e) => set({ token: e.currentTarget.value })}
-                  />
-                </Field>
+                <TextField
+                  label="Token"
+                  hint={secretHint(editing)}
+                  name="token"
+                  secret
+                  value={form.token}
+                  onValue={(v) => set({ token: v })}
+                />
               ) : null}
               {form.auth === "oauth2" ? (
                 <>
-                  <Field label="Client id">
-                    <input
-                      name="client_id"
-                      value={form.clientId}
-                      onInput={(e) => set({ clientId: e.currentTarget.value })}
-                    />
-                  </Field>
-                  <Field label="Client secret" hint={secretHint(editing)}>
-                    <input
-                      name="client_secret"
-                      type="password"
-                      autocomplete="new-password"
-                      value={form.clientSecret}
-                      onInput={(e) => set({ clientSecret: e.currentTarget.value })}
-                    />
-                  </Field>
+                  <TextField
+                    label="Client id"
+                    name="client_id"
+                    value={form.clientId}
+                    onValue={(v) => set({ clientId: v })}
+                  />
+                  <TextField
+                    label="Client secret"
+                    hint={secretHint(editing)}
+                    name="client_secret"
+                    secret
+                    value={form.clientSecret}
+                    onValue={(v) => set({ clientSecret: v })}
+                  />
                 </>
               ) : null}
             </div>

@@ -1,7 +1,7 @@
 // Sources: the Kafka clusters jobs read. Secrets are write-only: the form never shows them,
 // and leaving a password empty on edit keeps the stored one.
 import { RecordPage, secretHint } from "../record-page";
-import { Field } from "../ui";
+import { Field, TextField } from "../ui";
 
 const PROTOCOLS = ["PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"];
 const MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
@@ -123,21 +123,20 @@ export function SourcesPage() {
       fields={(form, set, editing) => (
         <>
           <div class="row">
-            <Field label="Name">
-              <input
-                name="name"
-                value={form.name}
-                disabled={!!editing}
-                onInput={(e) => set({ name: e.currentTarget.value })}
-              />
-            </Field>
-            <Field label="Bootstrap servers" hint="host:port, comma-separated">
-              <input
-                name="bootstrap_servers"
-                value={form.servers}
-                onInput={(e) => set({ servers: e.currentTarget.value })}
-              />
-            </Field>
+            <TextField
+              label="Name"
+              name="name"
+              disabled={!!editing}
+              value={form.name}
+              onValue={(v) => set({ name: v })}
+            />
+            <TextField
+              label="Bootstrap servers"
+              hint="host:port, comma-separated"
+              name="bootstrap_servers"
+              value={form.servers}
+              onValue={(v) => set({ servers: v })}
+            />
             <Field label="Security protocol">
               <select name="protocol" value={form.protocol} onChange={(e) => set({ protocol: e.currentTarget.value })}>
                 {PROTOCOLS.map((p) => (
@@ -159,35 +158,22 @@ export function SourcesPage() {
                   ))}
                 </select>
               </Field>
-              <Field label="Username">
-                <input
-                  name="username"
-                  value={form.username}
-                  onInput={(e) => set({ username: e.currentTarget.value })}
-                />
-              </Field>
-              <Field label="Password" hint={secretHint(editing)}>
-                <input
-                  name="password"
-                  type="password"
-                  autocomplete="new-password"
-                  value={form.password}
-                  onInput={(e) => set({ password: e.currentTarget.value })}
-                />
-              </Field>
+              <TextField label="Username" name="username" value={form.username} onValue={(v) => set({ username: v })} />
+              <TextField
+                label="Password"
+                hint={secretHint(editing)}
+                name="password"
+                secret
+                value={form.password}
+                onValue={(v) => set({ password: v })}
+              />
             </div>
           ) : null}
           {form.protocol.endsWith("SSL") ? (
             <div class="row">
-              <Field label="CA file (PEM)">
-                <input name="ca" value={form.ca} onInput={(e) => set({ ca: e.currentTarget.value })} />
-              </Field>
-              <Field label="Client certificate">
-                <input name="cert" value={form.cert} onInput={(e) => set({ cert: e.currentTarget.value })} />
-              </Field>
-              <Field label="Client key">
-                <input name="key" value={form.key} onInput={(e) => set({ key: e.currentTarget.value })} />
-              </Field>
+              <TextField label="CA file (PEM)" name="ca" value={form.ca} onValue={(v) => set({ ca: v })} />
+              <TextField label="Client certificate" name="cert" value={form.cert} onValue={(v) => set({ cert: v })} />
+              <TextField label="Client key" name="key" value={form.key} onValue={(v) => set({ key: v })} />
               <label class="check">
                 <input
                   type="checkbox"
@@ -199,14 +185,14 @@ export function SourcesPage() {
             </div>
           ) : null}
           <div class="row" data-testid="schema-registry">
-            <Field label="Schema registry" hint="for Avro and Protobuf streams; empty: none">
-              <input
-                name="registry_url"
-                placeholder="https://registry:8081"
-                value={form.registryUrl}
-                onInput={(e) => set({ registryUrl: e.currentTarget.value })}
-              />
-            </Field>
+            <TextField
+              label="Schema registry"
+              hint="for Avro and Protobuf streams; empty: none"
+              name="registry_url"
+              placeholder="https://registry:8081"
+              value={form.registryUrl}
+              onValue={(v) => set({ registryUrl: v })}
+            />
             {form.registryUrl ? (
               <>
                 <Field label="Registry auth">
@@ -222,42 +208,39 @@ export function SourcesPage() {
                 </Field>
                 {form.registryAuth === "basic" ? (
                   <>
-                    <Field label="Registry username">
-                      <input
-                        name="registry_username"
-                        value={form.registryUsername}
-                        onInput={(e) => set({ registryUsername: e.currentTarget.value })}
-                      />
-                    </Field>
-                    <Field label="Registry password" hint={secretHint(editing)}>
-                      <input
-                        name="registry_password"
-                        type="password"
-                        autocomplete="new-password"
-                        value={form.registryPassword}
-                        onInput={(e) => set({ registryPassword: e.currentTarget.value })}
-                      />
-                    </Field>
+                    <TextField
+                      label="Registry username"
+                      name="registry_username"
+                      value={form.registryUsername}
+                      onValue={(v) => set({ registryUsername: v })}
+                    />
+                    <TextField
+                      label="Registry password"
+                      hint={secretHint(editing)}
+                      name="registry_password"
+                      secret
+                      value={form.registryPassword}
+                      onValue={(v) => set({ registryPassword: v })}
+                    />
                   </>
                 ) : null}
                 {form.registryAuth === "bearer" ? (
-                  <Field label="Registry token" hint={secretHint(editing)}>
-                    <input
-                      name="registry_token"
-                      type="password"
-                      autocomplete="new-password"
-                      value={form.registryToken}
-                      onInput={(e) => set({ registryToken: e.currentTarget.value })}
-                    />
-                  </Field>
-                ) : null}
-                <Field label="Registry CA (PEM)" hint="https with a private CA; empty: the system's">
-                  <input
-                    name="registry_ca"
-                    value={form.registryCa}
-                    onInput={(e) => set({ registryCa: e.currentTarget.value })}
+                  <TextField
+                    label="Registry token"
+                    hint={secretHint(editing)}
+                    name="registry_token"
+                    secret
+                    value={form.registryToken}
+                    onValue={(v) => set({ registryToken: v })}
                   />
-                </Field>
+                ) : null}
+                <TextField
+                  label="Registry CA (PEM)"
+                  hint="https with a private CA; empty: the system's"
+                  name="registry_ca"
+                  value={form.registryCa}
+                  onValue={(v) => set({ registryCa: v })}
+                />
               </>
             ) : null}
           </div>
