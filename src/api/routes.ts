@@ -1,6 +1,7 @@
 // The API's routes. Each is a few lines over the config store, the run service or sync/.
 import { setCookie } from "hono/cookie";
 import { z } from "zod";
+import { KEY_FORMATS, VALUE_FORMATS } from "../config/job.ts";
 import { ENGINE_SUPPORT, engineConflicts, TARGET_ENGINES } from "../config/target-engines.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { previewSchedule, SCHEDULE_PRESETS } from "../service/schedule-spec.ts";
@@ -225,6 +226,19 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         json(await (await sync()).testDestination(store.probeJob("destination", params["name"]!).destination)),
     }),
     defineRoute({
+      method: "get",
+      path: "/api/choices",
+      summary: "The job file's choices the forms offer: target engines (with what each reads), value and key formats",
+      tag: "jobs",
+      responses: ok(S.choices),
+      handler: () =>
+        json({
+          targetEngines: engineSupport(),
+          valueFormats: [...VALUE_FORMATS],
+          keyFormats: [...KEY_FORMATS],
+        }),
+    }),
+    defineRoute({
       method: "post",
       path: "/api/engines/check",
       summary: "The delete format the target engines resolve to, and whether upsert streams are allowed",
@@ -239,7 +253,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
             : "Iceberg v3 deletion vectors",
           upsertAllowed: conflict === undefined,
           reason: conflict ? conflict.message : null,
-          engines: TARGET_ENGINES.map((engine) => ({ engine, ...ENGINE_SUPPORT[engine] })),
+          engines: engineSupport(),
         });
       },
     }),
@@ -464,6 +478,8 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
     }),
   ];
 }
+
+const engineSupport = () => TARGET_ENGINES.map((engine) => ({ engine, ...ENGINE_SUPPORT[engine] }));
 
 /** A run record as the API shows it. */
 function runSummary(r: RunRecord) {

@@ -131,11 +131,19 @@ export const discovery = z.object({
   skipped: z.array(z.object({ topic: z.string(), reason: z.string() })),
 });
 
+const engineSupport = z.object({ engine: z.string(), deletionVectors: z.boolean(), note: z.string() });
+
+export const choices = z.object({
+  targetEngines: z.array(engineSupport).describe("The engines a destination or a job can name, and what each reads."),
+  valueFormats: z.array(z.string()).describe("A stream's format."),
+  keyFormats: z.array(z.string()).describe("A stream's key_format."),
+});
+
 export const engineCheck = z.object({
   deleteFormat: z.string().describe("What upsert streams write for these engines."),
   upsertAllowed: z.boolean(),
   reason: z.string().nullable().describe("Why upsert is disabled, naming the engine."),
-  engines: z.array(z.object({ engine: z.string(), deletionVectors: z.boolean(), note: z.string() })),
+  engines: z.array(engineSupport),
 });
 
 export const jobTable = z.object({

@@ -11,6 +11,8 @@ import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { floeUser, ports as securePorts } from "../../dev/services/kafka-secure/config.ts";
+import { schemaRegistry } from "../../dev/services/schema-registry.ts";
+import { seaweedfs } from "../../dev/services/seaweedfs.ts";
 import { type Json, startUiServer, type UiClient } from "../helpers/ui-server.ts";
 
 const run = `${process.pid}_${Date.now()}`;
@@ -20,6 +22,7 @@ const namespace = `${name}_topics`;
 const TOKEN = `catalog-token-${run}-never-shown`;
 const PASSWORD = `kafka-password-${run}-never-shown`;
 const WRONG_PASSWORD = `wrong-password-${run}-never-shown`;
+const WRONG_CLIENT_SECRET = `wrong-client-secret-${run}-never-shown`;
 const TOKEN_VARIABLE = ["$", "{DESTINATION_ICEBERG_CATALOG_TOKEN}"].join("");
 
 let ui: Awaited<ReturnType<typeof startUiServer>>;
@@ -114,6 +117,41 @@ test("sources and destinations: create, Test connection with check's diagnosis, 
   const unreachable = await api.post("/api/destinations/no_catalog/test");
   assert.equal(unreachable.body.ok, false);
   assert.equal(unreachable.body.kind, "connection", unreachable.text);
+
+  // SeaweedFS's catalog, a real server that refuses: wrong OAuth2 client credentials (401), no
+  // credentials at all (its anonymous identity has no rights: 403), a warehouse it does not have.
+  const seaweed = (name: string, catalog: Json) => ({
+    name,
+    iceberg: {
+      catalog: { type: "rest", uri: seaweedfs.catalogUri, warehouse: `s3://${seaweedfs.tableBucket}`, ...catalog },
+    },
+  });
+  const admin = { client_id: seaweedfs.accessKeyId, client_secret: seaweedfs.secretAccessKey };
+  for (const [n, catalog] of [
+    ["sw_ok", admin],
+    ["sw_wrong_secret", { ...admin, client_secret: WRONG_CLIENT_SECRET }],
+    ["sw_anonymous", {}],
+    ["sw_no_warehouse", { ...admin, warehouse: `s3://floe-no-such-bucket-${process.pid}` }],
+  ] as const) {
+    const created = await api.post("/api/destinations", seaweed(n, catalog));
+    assert.equal(created.status, 201, created.text);
+  }
+  const swOk = await api.post("/api/destinations/sw_ok/test");
+  assert.equal(swOk.body.ok, true, swOk.text);
+  const wrongSecret = await api.post("/api/destinations/sw_wrong_secret/test");
+  assert.deepEqual([wrongSecret.body.ok, wrongSecret.body.kind], [false, "auth"], wrongSecret.text);
+  assert.match(wrongSecret.body.message, /refused the client credentials \(HTTP 401.*check the client id and secret/);
+  const anonymous = await api.post("/api/destinations/sw_anonymous/test");
+  assert.deepEqual([anonymous.body.ok, anonymous.body.kind], [false, "auth"], anonymous.text);
+  // The 403 names the privileges, on Unity Catalog the grants to add: rest-catalog.ts's one message, as floe check prints it.
+  assert.match(
+    anonymous.body.message,
+    /denied it \(HTTP 403.*check the principal's privileges \(on Unity Catalog: USE CATALOG\)/,
+  );
+  const noWarehouse = await api.post("/api/destinations/sw_no_warehouse/test");
+  assert.equal(noWarehouse.body.ok, false, noWarehouse.text);
+  assert.match(noWarehouse.body.message, /table bucket floe-no-such-bucket-\d+ not found/);
+  assert.equal(new Set([wrongSecret, anonymous, noWarehouse].map((r) => r.body.message)).size, 3);
 });
 
 test("a job over the seed walkthrough: Sync now twice, history with the commit report, log, tables, preview", async () => {
@@ -281,6 +319,11 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
   const noDv = await api.post("/api/engines/check", { target_engines: ["duckdb", "iceberg-rust"] });
   assert.equal(noDv.body.upsertAllowed, false);
   assert.match(noDv.body.reason, /iceberg-rust 0\.10 reads v3 tables but does not apply deletion vectors/);
+  const choices = (await api.get("/api/choices")).body;
+  assert.deepEqual(choices.valueFormats, ["json", "avro", "protobuf"]);
+  assert.deepEqual(choices.keyFormats, ["bytes", "avro", "protobuf"]);
+  const athena = choices.targetEngines.find((e: Json) => e.engine === "athena");
+  assert.deepEqual([choices.targetEngines.length, athena.deletionVectors], [10, false]);
   const unknownEngine = await api.post("/api/engines/check", { target_engines: ["excel"] });
   assert.equal(unknownEngine.status, 400);
   assert.equal(unknownEngine.body.issues[0].path, "target_engines.0");
@@ -314,10 +357,92 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
   );
 });
 
+test("a source with a schema registry and Avro / Protobuf streams: the same job file after export and import, the password write-only", async () => {
+  const registryName = `reg_${run}`;
+  const source = await api.post("/api/sources", {
+    name: registryName,
+    kafka: {
+      bootstrap_servers: [bootstrapServers],
+      schema_registry: {
+        url: schemaRegistry.authUrl,
+        auth: { basic: { username: schemaRegistry.username, password: schemaRegistry.password } },
+        tls: { ca: "/etc/ssl/certs/ca-certificates.crt" },
+      },
+    },
+  });
+  assert.equal(source.status, 201, source.text);
+  assert.deepEqual(source.body.secrets_set, ["kafka.schema_registry.auth.basic.password"]);
+  assert.equal(source.body.kafka.schema_registry.auth.basic.username, schemaRegistry.username);
+  // An edit that leaves the password out keeps it.
+  const edited = await api.put(`/api/sources/${registryName}`, {
+    name: registryName,
+    kafka: {
+      bootstrap_servers: [bootstrapServers],
+      schema_registry: { url: schemaRegistry.authUrl, auth: { basic: { username: schemaRegistry.username } } },
+    },
+  });
+  assert.equal(edited.status, 200, edited.text);
+  assert.deepEqual(edited.body.secrets_set, ["kafka.schema_registry.auth.basic.password"]);
+  assert.equal(
+    (ui.server.store.sourceDocument(registryName) as Json).kafka.schema_registry.auth.basic.password,
+    schemaRegistry.password,
+  );
+
+  const job = await api.post("/api/jobs", {
+    name: registryName,
+    source: registryName,
+    destination: "rest",
+    streams: {
+      [`${prefix}avro`]: { mode: "upsert", dedup_keys: ["_kafka_key.id"], format: "avro", key_format: "avro" },
+      [`${prefix}proto`]: { mode: "append", format: "protobuf" },
+    },
+  });
+  assert.equal(job.status, 201, job.text);
+  const noRegistry = await api.post("/api/jobs", {
+    name: `${registryName}_none`,
+    source: "local",
+    destination: "rest",
+    streams: { [`${prefix}avro`]: { mode: "append", format: "avro" } },
+  });
+  assert.equal(noRegistry.status, 400);
+  assert.match(noRegistry.body.issues[0].message, /need source\.kafka\.schema_registry/);
+
+  const exported = await api.get(`/api/jobs/${registryName}/export`);
+  assert.match(exported.text, /password: \$\{SOURCE_KAFKA_SCHEMA_REGISTRY_AUTH_BASIC_PASSWORD\}/);
+  assert.ok(!exported.text.includes(schemaRegistry.password));
+  const other = await startUiServer();
+  try {
+    const imported = await other.client.post("/api/jobs/import", {
+      yaml: exported.text
+        .replace(["$", "{SOURCE_KAFKA_SCHEMA_REGISTRY_AUTH_BASIC_PASSWORD}"].join(""), schemaRegistry.password)
+        .replace(TOKEN_VARIABLE, TOKEN),
+    });
+    assert.equal(imported.status, 201, imported.text);
+    const [a, b] = [other.server.store.job(registryName), ui.server.store.job(registryName)];
+    assert.deepEqual(a.source.schemaRegistry, b.source.schemaRegistry);
+    assert.deepEqual(a.streams, b.streams);
+    assert.equal((await other.client.get(`/api/jobs/${registryName}/export`)).text, exported.text);
+    await other.client.checkAgainstOpenApi();
+    for (const { path, answer } of other.client.answers) {
+      assert.ok(!answer.text.includes(schemaRegistry.password), `${path} answered the registry password`);
+    }
+  } finally {
+    await other.close();
+  }
+  assert.equal((await api.delete(`/api/jobs/${registryName}`)).status, 204);
+});
+
 test("no answer holds a secret, and every JSON answer matches the OpenAPI document", async () => {
   for (const { path, answer } of api.answers) {
     assert.ok(!answer.text.includes(TOKEN), `${path} answered the catalog token`);
-    for (const secret of [PASSWORD, WRONG_PASSWORD, floeUser.password]) {
+    for (const secret of [
+      PASSWORD,
+      WRONG_PASSWORD,
+      floeUser.password,
+      WRONG_CLIENT_SECRET,
+      seaweedfs.secretAccessKey,
+      schemaRegistry.password,
+    ]) {
       assert.ok(!answer.text.includes(secret), `${path} answered a Kafka password`);
     }
   }

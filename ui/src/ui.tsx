@@ -56,6 +56,42 @@ export function Field(props: { label: string; hint?: string; children: Component
   );
 }
 
+/** The row of an empty list. */
+export function EmptyRow(props: { columns: number; children: ComponentChildren }) {
+  return (
+    <tr>
+      <td colSpan={props.columns} class="muted">
+        {props.children}
+      </td>
+    </tr>
+  );
+}
+
+/** A labelled text input bound to one value; a secret is a password field the browser does not fill. */
+export function TextField(props: {
+  label: string;
+  hint?: string;
+  name: string;
+  value: string;
+  onValue: (value: string) => void;
+  placeholder?: string;
+  disabled?: boolean;
+  secret?: boolean;
+}) {
+  const common = {
+    name: props.name,
+    value: props.value,
+    placeholder: props.placeholder,
+    disabled: props.disabled,
+    onInput: (e: { currentTarget: HTMLInputElement }) => props.onValue(e.currentTarget.value),
+  };
+  return (
+    <Field label={props.label} {...(props.hint === undefined ? {} : { hint: props.hint })}>
+      {props.secret ? <input type="password" autocomplete="new-password" {...common} /> : <input {...common} />}
+    </Field>
+  );
+}
+
 export function Status({ status }: { status: string | null | undefined }) {
   if (!status) return <span class="muted">never run</span>;
   return <span class={`status status-${status}`}>{status}</span>;

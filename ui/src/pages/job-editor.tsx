@@ -4,7 +4,7 @@
 // Whether upsert is allowed is the server's answer for the engines (deletion vectors).
 import { useEffect, useState } from "preact/hooks";
 import { get, post, put } from "../api";
-import { ENGINES } from "../engines";
+import { EngineChecks, useChoices } from "../engines";
 import { ErrorBox, Field, fmtTime, go, useData } from "../ui";
 
 interface Stream {
@@ -12,11 +12,39 @@ interface Stream {
   mode: "append" | "upsert";
   dedup: string[];
   onError: "dlq" | "fail" | "skip";
+  format: "json" | "avro" | "protobuf";
+  keyFormat: "bytes" | "avro" | "protobuf";
+  /** The stream's other job-file keys (columns, ...), kept as they are on save. */
+  rest: Record<string, unknown>;
+}
+
+const NEW_STREAM: Stream = {
+  ticked: false,
+  mode: "append",
+  dedup: [],
+  onError: "dlq",
+  format: "json",
+  keyFormat: "bytes",
+  rest: {},
+};
+
+function streamOf(v: any): Stream {
+  const { mode, dedup_keys, on_error, format, key_format, ...rest } = v;
+  return {
+    ticked: true,
+    mode,
+    dedup: dedup_keys ?? [],
+    onError: on_error ?? "dlq",
+    format: format ?? "json",
+    keyFormat: key_format ?? "bytes",
+    rest,
+  };
 }
 
 export function JobEditor({ name }: { name?: string }) {
   const sources = useData(() => get<any[]>("/api/sources"), []);
   const destinations = useData(() => get<any[]>("/api/destinations"), []);
+  const choices = useChoices();
   const [job, setJob] = useState({
     name: "",
     source: "",
@@ -45,8 +73,7 @@ export function JobEditor({ name }: { name?: string }) {
         engines: r.target_engines ?? [],
       });
       const s: Record<string, Stream> = {};
-      for (const [topic, v] of Object.entries<any>(r.streams))
-        s[topic] = { ticked: true, mode: v.mode, dedup: v.dedup_keys ?? [], onError: v.on_error ?? "dlq" };
+      for (const [topic, v] of Object.entries<any>(r.streams)) s[topic] = streamOf(v);
       setStreams(s);
       setPattern(
         Object.keys(r.streams)
@@ -90,7 +117,7 @@ export function JobEditor({ name }: { name?: string }) {
   const setStream = (topic: string, patch: Partial<Stream>) =>
     setStreams((s) => ({
       ...s,
-      [topic]: { ...(s[topic] ?? { ticked: false, mode: "append", dedup: [], onError: "dlq" }), ...patch },
+      [topic]: { ...(s[topic] ?? NEW_STREAM), ...patch },
     }));
 
   const save = async () => {
@@ -105,7 +132,14 @@ export function JobEditor({ name }: { name?: string }) {
           .filter(([, s]) => s.ticked)
           .map(([topic, s]) => [
             topic,
-            { mode: s.mode, ...(s.dedup.length ? { dedup_keys: s.dedup } : {}), on_error: s.onError },
+            {
+              ...s.rest,
+              mode: s.mode,
+              ...(s.dedup.length ? { dedup_keys: s.dedup } : {}),
+              on_error: s.onError,
+              ...(s.format === "json" ? {} : { format: s.format }),
+              ...(s.keyFormat === "bytes" ? {} : { key_format: s.keyFormat }),
+            },
           ]),
       ),
     };
@@ -204,26 +238,9 @@ export function JobEditor({ name }: { name?: string }) {
             </label>
             {!job.useEngines ? <span class="muted"> (the destination's: {engines.join(", ") || "any"})</span> : null}
           </legend>
-          {job.useEngines
-            ? ENGINES.map((engine) => (
-                <label class="check" key={engine}>
-                  <input
-                    type="checkbox"
-                    name={`engine-${engine}`}
-                    checked={job.engines.includes(engine)}
-                    onChange={(e) =>
-                      setJob({
-                        ...job,
-                        engines: e.currentTarget.checked
-                          ? [...job.engines, engine]
-                          : job.engines.filter((x) => x !== engine),
-                      })
-                    }
-                  />{" "}
-                  {engine}
-                </label>
-              ))
-            : null}
+          {job.useEngines ? (
+            <EngineChecks selected={job.engines} onChange={(engines) => setJob({ ...job, engines })} />
+          ) : null}
           <p data-testid="delete-format">
             Delete format: <strong>{engineCheck?.deleteFormat ?? "…"}</strong>
           </p>
@@ -248,13 +265,14 @@ export function JobEditor({ name }: { name?: string }) {
               <th>Partitions</th>
               <th>Retained</th>
               <th>Mode</th>
+              <th>Value / key format</th>
               <th>Dedup keys (inferred columns, example)</th>
               <th>On error</th>
             </tr>
           </thead>
           <tbody>
             {topics.map((t) => {
-              const s = streams[t.topic] ?? { ticked: false, mode: "append", dedup: [], onError: "dlq" };
+              const s = streams[t.topic] ?? NEW_STREAM;
               const upsertOff = engineCheck && !engineCheck.upsertAllowed;
               return (
                 <tr key={t.topic} data-testid={`stream-${t.topic}`} class={s.ticked ? "" : "unticked"}>
@@ -287,6 +305,30 @@ export function JobEditor({ name }: { name?: string }) {
                         upsert disabled: {engineCheck.reason}
                       </div>
                     ) : null}
+                  </td>
+                  <td>
+                    <select
+                      name="format"
+                      value={s.format}
+                      onChange={(e) => setStream(t.topic, { format: e.currentTarget.value as Stream["format"] })}
+                    >
+                      {(choices?.valueFormats ?? [s.format]).map((f) => (
+                        <option key={f} value={f}>
+                          {f}
+                        </option>
+                      ))}
+                    </select>
+                    <select
+                      name="key_format"
+                      value={s.keyFormat}
+                      onChange={(e) => setStream(t.topic, { keyFormat: e.currentTarget.value as Stream["keyFormat"] })}
+                    >
+                      {(choices?.keyFormats ?? [s.keyFormat]).map((f) => (
+                        <option key={f} value={f}>
+                          key: {f}
+                        </option>
+                      ))}
+                    </select>
                   </td>
                   <td class="keys">
                     {t.columns.length === 0 && s.dedup.length ? s.dedup.join(", ") : null}
@@ -329,7 +371,7 @@ export function JobEditor({ name }: { name?: string }) {
             })}
             {topics.length === 0 ? (
               <tr>
-                <td colSpan={7} class="muted">
+                <td colSpan={8} class="muted">
                   Discover the source's topics to pick streams.
                 </td>
               </tr>

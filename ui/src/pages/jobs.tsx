@@ -2,7 +2,7 @@
 // actions on it; importing a job file.
 import { useState } from "preact/hooks";
 import { del, get, post } from "../api";
-import { ErrorBox, fmtTime, go, Status, useData } from "../ui";
+import { EmptyRow, ErrorBox, fmtTime, go, Status, useData } from "../ui";
 
 export function JobsPage() {
   const list = useData(() => get<any[]>("/api/jobs"), [], 2000);
@@ -105,11 +105,7 @@ export function JobsPage() {
             </tr>
           ))}
           {list.data?.length === 0 ? (
-            <tr>
-              <td colSpan={9} class="muted">
-                No job yet: create one, or import a job file below.
-              </td>
-            </tr>
+            <EmptyRow columns={9}>No job yet: create one, or import a job file below.</EmptyRow>
           ) : null}
         </tbody>
       </table>

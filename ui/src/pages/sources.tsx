@@ -1,8 +1,7 @@
 // Sources: the Kafka clusters jobs read. Secrets are write-only: the form never shows them,
 // and leaving a password empty on edit keeps the stored one.
-import { useState } from "preact/hooks";
-import { del, get, post, put } from "../api";
-import { ErrorBox, Field, useData } from "../ui";
+import { RecordPage, secretHint } from "../record-page";
+import { Field, TextField } from "../ui";
 
 const PROTOCOLS = ["PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"];
 const MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
@@ -18,6 +17,12 @@ interface Form {
   cert: string;
   key: string;
   insecure: boolean;
+  registryUrl: string;
+  registryAuth: "none" | "basic" | "bearer";
+  registryUsername: string;
+  registryPassword: string;
+  registryToken: string;
+  registryCa: string;
 }
 
 const empty: Form = {
@@ -31,7 +36,24 @@ const empty: Form = {
   cert: "",
   key: "",
   insecure: false,
+  registryUrl: "",
+  registryAuth: "none",
+  registryUsername: "",
+  registryPassword: "",
+  registryToken: "",
+  registryCa: "",
 };
+
+/** source.kafka.schema_registry as the job file has it; a secret left empty keeps the stored one. */
+function registryBody(f: Form) {
+  const auth =
+    f.registryAuth === "basic"
+      ? { basic: { username: f.registryUsername, ...(f.registryPassword ? { password: f.registryPassword } : {}) } }
+      : f.registryAuth === "bearer"
+        ? { bearer: f.registryToken ? { token: f.registryToken } : {} }
+        : "none";
+  return { url: f.registryUrl.trim(), auth, ...(f.registryCa ? { tls: { ca: f.registryCa } } : {}) };
+}
 
 function toBody(f: Form) {
   const kafka: Record<string, unknown> = {
@@ -52,6 +74,7 @@ function toBody(f: Form) {
       insecure_skip_verify: f.insecure,
     };
   }
+  if (f.registryUrl.trim()) kafka["schema_registry"] = registryBody(f);
   return { name: f.name, kafka };
 }
 
@@ -68,225 +91,161 @@ function fromRecord(r: any): Form {
     cert: k.tls?.cert ?? "",
     key: k.tls?.key ?? "",
     insecure: k.tls?.insecure_skip_verify ?? false,
+    registryUrl: k.schema_registry?.url ?? "",
+    registryAuth: k.schema_registry?.auth?.basic ? "basic" : k.schema_registry?.auth?.bearer ? "bearer" : "none",
+    registryUsername: k.schema_registry?.auth?.basic?.username ?? "",
+    registryPassword: "",
+    registryToken: "",
+    registryCa: k.schema_registry?.tls?.ca ?? "",
   };
 }
 
 export function SourcesPage() {
-  const list = useData(() => get<any[]>("/api/sources"), []);
-  const [form, setForm] = useState<Form>(empty);
-  const [editing, setEditing] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [tests, setTests] = useState<Record<string, any>>({});
-  const set = (patch: Partial<Form>) => setForm({ ...form, ...patch });
-
-  const save = async (e: Event) => {
-    e.preventDefault();
-    try {
-      if (editing) await put(`/api/sources/${editing}`, toBody(form));
-      else await post("/api/sources", toBody(form));
-      setError(null);
-      setForm(empty);
-      setEditing(null);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const test = async (name: string) => {
-    setTests({ ...tests, [name]: { pending: true } });
-    try {
-      setTests({ ...tests, [name]: await post(`/api/sources/${name}/test`) });
-    } catch (err) {
-      setTests({ ...tests, [name]: { ok: false, message: (err as Error).message } });
-    }
-  };
-  const remove = async (name: string) => {
-    if (!confirm(`Delete source ${name}?`)) return;
-    try {
-      await del(`/api/sources/${name}`);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
-
   return (
-    <section>
-      <h1>Sources</h1>
-      <p class="muted">Kafka clusters. Test connection reaches the brokers as a sync would and says what is wrong.</p>
-      <ErrorBox error={list.error} />
-      <table class="grid" data-testid="sources-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Bootstrap servers</th>
-            <th>Security</th>
-            <th>Secrets</th>
-            <th>Connection</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {(list.data ?? []).map((s) => (
-            <tr key={s.name} data-testid={`source-${s.name}`}>
-              <td>
-                <strong>{s.name}</strong>
-              </td>
-              <td>
-                <code>{[].concat(s.kafka.bootstrap_servers).join(", ")}</code>
-              </td>
-              <td>
-                {s.kafka.security?.protocol ?? "PLAINTEXT"}
-                {s.kafka.sasl ? ` · ${s.kafka.sasl.mechanism} as ${s.kafka.sasl.username}` : ""}
-              </td>
-              <td>
-                {s.secrets_set.length ? (
-                  s.secrets_set.map((p: string) => (
-                    <span class="tag" key={p}>
-                      {p.split(".").pop()} set
-                    </span>
-                  ))
-                ) : (
-                  <span class="muted">none</span>
-                )}
-              </td>
-              <td class="diagnosis" data-testid="diagnosis">
-                {tests[s.name]?.pending ? (
-                  "testing…"
-                ) : tests[s.name] ? (
-                  <span class={tests[s.name].ok ? "ok" : "bad"}>
-                    {tests[s.name].ok ? "✔ " : "✘ "}
-                    {tests[s.name].message}
-                    {tests[s.name].kind
-                      ? ` (${tests[s.name].kind}${tests[s.name].reason ? `: ${tests[s.name].reason}` : ""})`
-                      : ""}
-                  </span>
-                ) : null}
-              </td>
-              <td class="actions">
-                <button type="button" onClick={() => test(s.name)}>
-                  Test connection
-                </button>
-                <button
-                  type="button"
-                  onClick={() => {
-                    setEditing(s.name);
-                    setForm(fromRecord(s));
-                  }}
-                >
-                  Edit
-                </button>
-                <button type="button" class="danger" onClick={() => remove(s.name)}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-          {list.data?.length === 0 ? (
-            <tr>
-              <td colSpan={6} class="muted">
-                No source yet.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-
-      <form class="card" onSubmit={save} data-testid="source-form">
-        <h2>{editing ? `Edit source ${editing}` : "New source"}</h2>
-        <div class="row">
-          <Field label="Name">
-            <input
+    <RecordPage<Form>
+      kind="source"
+      title="Sources"
+      intro="Kafka clusters. Test connection reaches the brokers as a sync would and says what is wrong."
+      columns={[
+        {
+          header: "Bootstrap servers",
+          cell: (s) => <code>{[].concat(s.kafka.bootstrap_servers).join(", ")}</code>,
+        },
+        {
+          header: "Security",
+          cell: (s) =>
+            `${s.kafka.security?.protocol ?? "PLAINTEXT"}${s.kafka.sasl ? ` · ${s.kafka.sasl.mechanism} as ${s.kafka.sasl.username}` : ""}${s.kafka.schema_registry ? ` · registry ${s.kafka.schema_registry.url}` : ""}`,
+        },
+      ]}
+      empty={empty}
+      toBody={toBody}
+      fromRecord={fromRecord}
+      fields={(form, set, editing) => (
+        <>
+          <div class="row">
+            <TextField
+              label="Name"
               name="name"
-              value={form.name}
               disabled={!!editing}
-              onInput={(e) => set({ name: e.currentTarget.value })}
+              value={form.name}
+              onValue={(v) => set({ name: v })}
             />
-          </Field>
-          <Field label="Bootstrap servers" hint="host:port, comma-separated">
-            <input
+            <TextField
+              label="Bootstrap servers"
+              hint="host:port, comma-separated"
               name="bootstrap_servers"
               value={form.servers}
-              onInput={(e) => set({ servers: e.currentTarget.value })}
+              onValue={(v) => set({ servers: v })}
             />
-          </Field>
-          <Field label="Security protocol">
-            <select name="protocol" value={form.protocol} onChange={(e) => set({ protocol: e.currentTarget.value })}>
-              {PROTOCOLS.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          </Field>
-        </div>
-        {form.protocol.startsWith("SASL") ? (
-          <div class="row">
-            <Field label="SASL mechanism">
-              <select
-                name="mechanism"
-                value={form.mechanism}
-                onChange={(e) => set({ mechanism: e.currentTarget.value })}
-              >
-                {MECHANISMS.map((m) => (
-                  <option key={m}>{m}</option>
+            <Field label="Security protocol">
+              <select name="protocol" value={form.protocol} onChange={(e) => set({ protocol: e.currentTarget.value })}>
+                {PROTOCOLS.map((p) => (
+                  <option key={p}>{p}</option>
                 ))}
               </select>
             </Field>
-            <Field label="Username">
-              <input name="username" value={form.username} onInput={(e) => set({ username: e.currentTarget.value })} />
-            </Field>
-            <Field
-              label="Password"
-              hint={editing ? "empty: keep the stored one" : "stored encrypted, never shown again"}
-            >
-              <input
+          </div>
+          {form.protocol.startsWith("SASL") ? (
+            <div class="row">
+              <Field label="SASL mechanism">
+                <select
+                  name="mechanism"
+                  value={form.mechanism}
+                  onChange={(e) => set({ mechanism: e.currentTarget.value })}
+                >
+                  {MECHANISMS.map((m) => (
+                    <option key={m}>{m}</option>
+                  ))}
+                </select>
+              </Field>
+              <TextField label="Username" name="username" value={form.username} onValue={(v) => set({ username: v })} />
+              <TextField
+                label="Password"
+                hint={secretHint(editing)}
                 name="password"
-                type="password"
-                autocomplete="new-password"
+                secret
                 value={form.password}
-                onInput={(e) => set({ password: e.currentTarget.value })}
+                onValue={(v) => set({ password: v })}
               />
-            </Field>
-          </div>
-        ) : null}
-        {form.protocol.endsWith("SSL") ? (
-          <div class="row">
-            <Field label="CA file (PEM)">
-              <input name="ca" value={form.ca} onInput={(e) => set({ ca: e.currentTarget.value })} />
-            </Field>
-            <Field label="Client certificate">
-              <input name="cert" value={form.cert} onInput={(e) => set({ cert: e.currentTarget.value })} />
-            </Field>
-            <Field label="Client key">
-              <input name="key" value={form.key} onInput={(e) => set({ key: e.currentTarget.value })} />
-            </Field>
-            <label class="check">
-              <input
-                type="checkbox"
-                checked={form.insecure}
-                onChange={(e) => set({ insecure: e.currentTarget.checked })}
-              />{" "}
-              skip verification (tests only)
-            </label>
-          </div>
-        ) : null}
-        <ErrorBox error={error} />
-        <div class="buttons">
-          <button type="submit" class="primary">
-            {editing ? "Save" : "Create source"}
-          </button>
-          {editing ? (
-            <button
-              type="button"
-              onClick={() => {
-                setEditing(null);
-                setForm(empty);
-              }}
-            >
-              Cancel
-            </button>
+            </div>
           ) : null}
-        </div>
-      </form>
-    </section>
+          {form.protocol.endsWith("SSL") ? (
+            <div class="row">
+              <TextField label="CA file (PEM)" name="ca" value={form.ca} onValue={(v) => set({ ca: v })} />
+              <TextField label="Client certificate" name="cert" value={form.cert} onValue={(v) => set({ cert: v })} />
+              <TextField label="Client key" name="key" value={form.key} onValue={(v) => set({ key: v })} />
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={form.insecure}
+                  onChange={(e) => set({ insecure: e.currentTarget.checked })}
+                />{" "}
+                skip verification (tests only)
+              </label>
+            </div>
+          ) : null}
+          <div class="row" data-testid="schema-registry">
+            <TextField
+              label="Schema registry"
+              hint="for Avro and Protobuf streams; empty: none"
+              name="registry_url"
+              placeholder="https://registry:8081"
+              value={form.registryUrl}
+              onValue={(v) => set({ registryUrl: v })}
+            />
+            {form.registryUrl ? (
+              <>
+                <Field label="Registry auth">
+                  <select
+                    name="registry_auth"
+                    value={form.registryAuth}
+                    onChange={(e) => set({ registryAuth: e.currentTarget.value as Form["registryAuth"] })}
+                  >
+                    <option value="none">none</option>
+                    <option value="basic">basic (Confluent Cloud: API key and secret)</option>
+                    <option value="bearer">bearer token</option>
+                  </select>
+                </Field>
+                {form.registryAuth === "basic" ? (
+                  <>
+                    <TextField
+                      label="Registry username"
+                      name="registry_username"
+                      value={form.registryUsername}
+                      onValue={(v) => set({ registryUsername: v })}
+                    />
+                    <TextField
+                      label="Registry password"
+                      hint={secretHint(editing)}
+                      name="registry_password"
+                      secret
+                      value={form.registryPassword}
+                      onValue={(v) => set({ registryPassword: v })}
+                    />
+                  </>
+                ) : null}
+                {form.registryAuth === "bearer" ? (
+                  <TextField
+                    label="Registry token"
+                    hint={secretHint(editing)}
+                    name="registry_token"
+                    secret
+                    value={form.registryToken}
+                    onValue={(v) => set({ registryToken: v })}
+                  />
+                ) : null}
+                <TextField
+                  label="Registry CA (PEM)"
+                  hint="https with a private CA; empty: the system's"
+                  name="registry_ca"
+                  value={form.registryCa}
+                  onValue={(v) => set({ registryCa: v })}
+                />
+              </>
+            ) : null}
+          </div>
+        </>
+      )}
+    />
   );
 }
