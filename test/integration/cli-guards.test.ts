@@ -6,11 +6,11 @@
 // The timeouts are set short in the job files, so a run that is not bounded hits the child's own
 // kill timeout (minutes) and fails the test; nothing here measures how long a run took.
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { TARGET_ENGINES } from "../../src/config/target-engines.ts";
@@ -167,6 +167,9 @@ test("a read-only warehouse directory: the error names the database path and wha
   const file = jobFile("readonly", bootstrapServers, `catalog: {type: sql, warehouse: ${warehouse}}`);
   chmodSync(file, 0o644);
   const asUser = asRoot ? { uid: 65534, gid: 65534 } : {};
+  // nobody must reach node and floe's sources: a checkout in a private directory (mktemp -d
+  // makes it 0700) is opened for traversal, only for this test.
+  const reopened = asRoot ? openForTraversal([process.execPath, import.meta.filename]) : [];
   try {
     // The default state directory, .floe beside the job file, is not writable either.
     const noState = await floe(["sync", "--config", file], asUser);
@@ -189,8 +192,24 @@ test("a read-only warehouse directory: the error names the database path and wha
     );
   } finally {
     chmodSync(warehouse, 0o755);
+    for (const { path, mode } of reopened) chmodSync(path, mode);
   }
 });
+
+/** Adds o+x to every ancestor directory of `files` that lacks it; returns their old modes. */
+function openForTraversal(files: readonly string[]): { path: string; mode: number }[] {
+  const changed = new Map<string, number>();
+  for (const file of files) {
+    for (let d = dirname(realpathSync(file)); d !== dirname(d); d = dirname(d)) {
+      const mode = statSync(d).mode & 0o7777;
+      if ((mode & 0o001) === 0 && !changed.has(d)) {
+        changed.set(d, mode);
+        chmodSync(d, mode | 0o001);
+      }
+    }
+  }
+  return [...changed].map(([path, mode]) => ({ path, mode }));
+}
 
 test("an invalid topic_pattern exits 2 naming source.kafka.topic_pattern", async () => {
   const file = join(dir, "bad_pattern.yaml");
