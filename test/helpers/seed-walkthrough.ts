@@ -4,10 +4,36 @@
 // tests differ in where the tables live and which engines can read them; they pass readers.
 import assert from "node:assert/strict";
 import { expected } from "../../demo/seed-walkthrough.ts";
+import { bootstrapServers } from "../../dev/kafka.ts";
 import type { Readers, Row, TableRef } from "../../dev/readers.ts";
 import type { SyncReport } from "../../src/sync/sync.ts";
 
 export type SeedTable = "customers" | "orders";
+
+/**
+ * The walkthrough's job file: both topics of `prefix`, each upserted on id into its table.
+ * `kafka`: the connection keys under source.kafka (the test broker over PLAINTEXT by default);
+ * `iceberg`: the keys under destination.iceberg; both indented four spaces, as in the file.
+ */
+export function seedWalkthroughJobYaml(options: { name: string; prefix: string; kafka?: string; iceberg: string }) {
+  const { name, prefix } = options;
+  const kafka = options.kafka ?? `    bootstrap_servers: [${bootstrapServers}]\n    security: {protocol: PLAINTEXT}`;
+  return `
+name: ${name}
+source:
+  kafka:
+${kafka}
+    consumer_group: floe_${name}
+    topic_pattern: ^${prefix}(customers|orders)$
+    max_threads: 2
+destination:
+  iceberg:
+${options.iceberg}
+streams:
+  ${prefix}customers: {mode: upsert, dedup_keys: [id], table: customers}
+  ${prefix}orders: {mode: upsert, dedup_keys: [id], table: orders}
+`;
+}
 
 /** Every live row of one of the walkthrough's tables, with the columns asked for. */
 export type SeedReader = (table: SeedTable, columns: string[]) => Promise<Row[]>;

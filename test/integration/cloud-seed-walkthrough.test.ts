@@ -14,13 +14,12 @@ import {
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
-import { bootstrapServers } from "../../dev/kafka.ts";
 import { adlfsPython } from "../../dev/services/adlfs-reader.ts";
 import { azurite, azuriteClient, azuriteService } from "../../dev/services/azurite.ts";
 import { fakeGcs, fakeGcsService, gcsObjectNames } from "../../dev/services/fake-gcs-server.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { pyicebergRows } from "../helpers/pyiceberg-read.ts";
-import { assertSeedWalkthrough } from "../helpers/seed-walkthrough.ts";
+import { assertSeedWalkthrough, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;
@@ -103,25 +102,14 @@ for (const [index, store] of stores.entries()) {
 
     const job = () =>
       parseJob(
-        `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(customers|orders)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 2
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: "${store.warehouse(name)}", uri: "${database}"}
+        seedWalkthroughJobYaml({
+          name,
+          prefix,
+          iceberg: `    catalog: {type: sql, warehouse: "${store.warehouse(name)}", uri: "${database}"}
     target_engines: [duckdb, spark]
     storage:
-      ${store.storageYaml()}
-streams:
-  ${prefix}customers: {mode: upsert, dedup_keys: [id], table: customers}
-  ${prefix}orders: {mode: upsert, dedup_keys: [id], table: orders}
-`,
+      ${store.storageYaml()}`,
+        }),
         join(stateDir, "job.yaml"),
       );
 

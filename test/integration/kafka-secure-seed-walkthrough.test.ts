@@ -12,7 +12,7 @@ import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { floeUser, grantAcls, principalOf, secureAdmin, sourceYaml } from "../../dev/kafka-secure.ts";
 import { type Readers, restTable, startReaders, testRestCatalog } from "../../dev/readers.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { assertSeedWalkthrough, engineReaders } from "../helpers/seed-walkthrough.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;
@@ -22,22 +22,13 @@ const namespace = `${name}_topics`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-secure-seed-"));
 
 const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-${sourceYaml({ protocol: "SASL_SSL", mechanism: "SCRAM-SHA-512" })}
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(customers|orders)$
-    max_threads: 2
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${testRestCatalog.uri}}
-    target_engines: [databricks, duckdb, spark]
-streams:
-  ${prefix}customers: {mode: upsert, dedup_keys: [id], table: customers}
-  ${prefix}orders: {mode: upsert, dedup_keys: [id], table: orders}
-`,
+  seedWalkthroughJobYaml({
+    name,
+    prefix,
+    kafka: `${sourceYaml({ protocol: "SASL_SSL", mechanism: "SCRAM-SHA-512" })}`,
+    iceberg: `    catalog: {type: rest, uri: ${testRestCatalog.uri}}
+    target_engines: [databricks, duckdb, spark]`,
+  }),
   join(stateDir, "job.yaml"),
 );
 

@@ -10,14 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
-import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, restS3Table, startReaders } from "../../dev/readers.ts";
 import { startVendingProxy, type VendingProxy } from "../../dev/services/credential-vending-proxy.ts";
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../../dev/services/minio.ts";
 import { parseJob } from "../../src/config/load-job.ts";
 import { objectKeys } from "../helpers/s3.ts";
-import { assertSeedWalkthrough, engineReaders } from "../helpers/seed-walkthrough.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";
@@ -46,25 +45,14 @@ after(async () => {
 
 function job() {
   return parseJob(
-    `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(customers|orders)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 2
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${proxy.uri}}
+    seedWalkthroughJobYaml({
+      name,
+      prefix,
+      iceberg: `    catalog: {type: rest, uri: ${proxy.uri}}
     target_engines: [databricks, duckdb, spark]
     storage:
-      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}}
-streams:
-  ${prefix}customers: {mode: upsert, dedup_keys: [id], table: customers}
-  ${prefix}orders: {mode: upsert, dedup_keys: [id], table: orders}
-`,
+      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}}`,
+    }),
     join(stateDir, "job.yaml"),
   );
 }

@@ -12,11 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
-import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, seaweedfsTable, startReaders } from "../../dev/readers.ts";
 import { seaweedfs } from "../../dev/services/seaweedfs.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { assertSeedWalkthrough, engineReaders } from "../helpers/seed-walkthrough.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";
@@ -42,18 +41,10 @@ after(async () => {
 
 function job() {
   return parseJob(
-    `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(customers|orders)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 2
-destination:
-  iceberg:
-    catalog:
+    seedWalkthroughJobYaml({
+      name,
+      prefix,
+      iceberg: `    catalog:
       type: rest
       uri: ${seaweedfs.catalogUri}
       warehouse: s3://${seaweedfs.tableBucket}
@@ -61,11 +52,8 @@ destination:
       client_secret: ${seaweedfs.secretAccessKey}
     target_engines: [databricks, duckdb, spark]
     storage:
-      s3: {endpoint: ${seaweedfs.s3Endpoint}, region: ${seaweedfs.region}}
-streams:
-  ${prefix}customers: {mode: upsert, dedup_keys: [id], table: customers}
-  ${prefix}orders: {mode: upsert, dedup_keys: [id], table: orders}
-`,
+      s3: {endpoint: ${seaweedfs.s3Endpoint}, region: ${seaweedfs.region}}`,
+    }),
     join(stateDir, "job.yaml"),
   );
 }

@@ -7,11 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
-import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { assertSeedWalkthrough, engineReaders } from "../helpers/seed-walkthrough.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;
@@ -21,23 +20,12 @@ const namespace = `${name}_topics`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-seed-"));
 
 const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(customers|orders)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 2
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-    target_engines: [databricks, duckdb, spark]
-streams:
-  ${prefix}customers: {mode: upsert, dedup_keys: [id], table: customers}
-  ${prefix}orders: {mode: upsert, dedup_keys: [id], table: orders}
-`,
+  seedWalkthroughJobYaml({
+    name,
+    prefix,
+    iceberg: `    catalog: {type: rest, uri: ${restCatalog.uri}}
+    target_engines: [databricks, duckdb, spark]`,
+  }),
   join(stateDir, "job.yaml"),
 );
 
