@@ -1,0 +1,32 @@
+# Draws the benchmarks' charts: reads a JSON spec on stdin, writes one PNG.
+# {"title", "x", "out", "series": [{"name", "points": [{x-key..., key: value}]}], "panels": [{"key", "label"}], "xKey"}
+import json
+import math
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+spec = json.load(sys.stdin)
+panels = spec["panels"]
+cols = 2 if len(panels) > 1 else 1
+rows = math.ceil(len(panels) / cols)
+fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 3.2 * rows), squeeze=False)
+for i, panel in enumerate(panels):
+    ax = axes[i // cols][i % cols]
+    for series in spec["series"]:
+        xs = [p[spec.get("xKey", "hour")] for p in series["points"]]
+        ys = [p[panel["key"]] for p in series["points"]]
+        ax.plot(xs, ys, marker="o", markersize=2.5, label=series["name"])
+    ax.set_title(panel["label"], fontsize=10)
+    ax.set_xlabel(spec["x"], fontsize=8)
+    ax.grid(True, alpha=0.3)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+for j in range(len(panels), rows * cols):
+    axes[j // cols][j % cols].axis("off")
+fig.suptitle(spec["title"], fontsize=12)
+fig.tight_layout()
+fig.savefig(spec["out"], dpi=110)
