@@ -32,10 +32,9 @@ export interface OrphanFilesResult {
 
 /** The same file however a writer spelled its location. */
 export function normalizeLocation(location: string): string {
-  return location
-    .replace(/^s3a:\/\/|^s3n:\/\//, "s3://")
-    .replace(/^file:\/+/, "/")
-    .replace(/\/{2,}/g, (m, offset: number) => (offset < 6 ? m : "/"));
+  const unified = location.replace(/^s3[an]:\/\//, "s3://").replace(/^file:\/+/, "/");
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(unified)?.[0] ?? "";
+  return scheme + unified.slice(scheme.length).replace(/\/{2,}/g, "/");
 }
 
 /**

@@ -36,7 +36,8 @@ export function selectExpiredSnapshots(metadata: TableMetadata, policy: Retentio
   const retained = new Set<bigint>();
   const onBranch = new Set<bigint>();
   const retainLast = Math.max(1, policy.retainLast);
-  const older = (s: Snapshot) => policy.expireOlderThanMs !== undefined && s.timestampMs < policy.expireOlderThanMs;
+  // No age given: only the count keeps a snapshot.
+  const older = (s: Snapshot) => policy.expireOlderThanMs === undefined || s.timestampMs < policy.expireOlderThanMs;
   for (const ref of Object.values(metadata.refs)) {
     const head = snapshotById(metadata, ref.snapshotId);
     if (!head) continue;
