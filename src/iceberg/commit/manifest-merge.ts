@@ -93,7 +93,11 @@ export async function mergeManifests(
   manifests: (ManifestFile | NewManifestFile)[],
   settings: ManifestMergeSettings = manifestMergeSettings(base.properties),
 ): Promise<(ManifestFile | NewManifestFile)[]> {
-  const own = (m: ManifestFile | NewManifestFile) => m.addedSnapshotId === snapshotId || m.sequenceNumber === undefined;
+  // A carried manifest with no live entry is dropped by the snapshot producer; it is no merge candidate.
+  const own = (m: ManifestFile | NewManifestFile) =>
+    m.addedSnapshotId === snapshotId ||
+    m.sequenceNumber === undefined ||
+    m.addedFilesCount + m.existingFilesCount === 0;
   const merges = selectManifestMerges(
     manifests.map((m) => ({ ...m, own: own(m) })),
     settings,

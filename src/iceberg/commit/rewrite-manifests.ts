@@ -51,10 +51,12 @@ export class RewriteManifests extends SnapshotProducer {
 
   protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
     const summary = new SnapshotSummaryBuilder();
-    const manifests = parent ? await readManifestList(this.table, parent) : [];
+    const listed = parent ? await readManifestList(this.table, parent) : [];
+    // A manifest with no live entry (it only records the removals of the snapshot that wrote it) is left out.
+    const manifests = listed.filter((m) => m.addedFilesCount + m.existingFilesCount > 0);
     const target = this.targetSizeBytes ?? manifestMergeSettings(base.properties).targetSizeBytes;
     const out: (ManifestFile | NewManifestFile)[] = [];
-    let replaced = 0;
+    let replaced = listed.length - manifests.length;
     let created = 0;
     let kept = 0;
     for (const members of manifestBins(manifests, target)) {
