@@ -91,7 +91,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
 
   const jobRow = (name: string) => {
     const job = store.get("job", name);
-    const [last] = runs.runs(name, 1);
+    const last = runs.store.lastRun(name);
     const lag = runs.lagSamples(name);
     const lastAt = lag.at(-1)?.at;
     return {
@@ -481,6 +481,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         const job = store.job(name);
         const history = runs
           .runs(name, 200)
+          .filter((r) => r.kind !== "maintenance")
           .map(runSummary)
           .filter((r) => r.durationMs !== null && r.status !== "failed")
           .reverse()
