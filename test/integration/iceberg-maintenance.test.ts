@@ -79,17 +79,23 @@ async function lineage(ns: string, name: string): Promise<Map<string, string>> {
 }
 
 async function assertModel(table: Table, model: Model): Promise<void> {
-  await readers.assertRows(restTable(namespace, table.identifier.name), byId(model.rows.values()), { orderBy: ["id"] });
+  await readers.assertRows(
+    restTable(table.identifier.namespace[0]!, table.identifier.name),
+    byId(model.rows.values()),
+    {
+      orderBy: ["id"],
+    },
+  );
 }
 
 test("rewriteDataFiles compacts small files and their DVs into one file, rows and row lineage kept", async () => {
-  const { table } = await createRestTable(namespace, "compact");
+  const { table } = await createRestTable(`${namespace}_compact`, "compact");
   const model = await writeHistory(table, 12);
   await assertModel(table, model);
   const before = await planFiles(table, currentSnapshot(table.metadata));
   assert.equal(before.dataFiles.size, 12);
   assert.ok(before.deletionVectors.size > 0);
-  const lineageBefore = await lineage(namespace, "compact");
+  const lineageBefore = await lineage(`${namespace}_compact`, "compact");
 
   const result = await table.rewriteDataFiles({ targetFileSizeBytes: 4 * 1024 * 1024 });
   assert.equal(result.rewrittenDataFiles, 12);
@@ -104,7 +110,7 @@ test("rewriteDataFiles compacts small files and their DVs into one file, rows an
   assert.equal(after.deletionVectors.size, 0);
   await assertModel(table, model);
   assert.deepEqual(
-    await lineage(namespace, "compact"),
+    await lineage(`${namespace}_compact`, "compact"),
     lineageBefore,
     "rows keep _row_id and _last_updated_sequence_number",
   );
@@ -115,7 +121,7 @@ test("rewriteDataFiles compacts small files and their DVs into one file, rows an
 });
 
 test("a DV committed on a file while rewriteDataFiles runs is not lost: the rewrite starts again", async () => {
-  const { table } = await createRestTable(namespace, "race");
+  const { table } = await createRestTable(`${namespace}_race`, "race");
   const model = await writeHistory(table, 8);
   const victim = [...model.at.entries()][0]!;
 
@@ -149,7 +155,7 @@ test("a DV committed on a file while rewriteDataFiles runs is not lost: the rewr
 });
 
 test("rewriteManifests and expireSnapshots: readable, only unreferenced files removed", async () => {
-  const { table } = await createRestTable(namespace, "expire");
+  const { table } = await createRestTable(`${namespace}_expire`, "expire");
   const model = await writeHistory(table, 10);
   await table.rewriteDataFiles({ targetFileSizeBytes: 4 * 1024 * 1024 });
   await table.refresh();
@@ -201,7 +207,7 @@ test("rewriteManifests and expireSnapshots: readable, only unreferenced files re
 });
 
 test("deleteOrphanFiles removes old unreferenced files only, never a referenced or young one", async () => {
-  const { table } = await createRestTable(namespace, "orphans");
+  const { table } = await createRestTable(`${namespace}_orphans`, "orphans");
   const model = await writeHistory(table, 4);
   const dataDir = `${table.metadata.location}/data`;
   const oldOrphan = `${dataDir}/old-orphan.parquet`;
