@@ -91,7 +91,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
 
   const jobRow = (name: string) => {
     const job = store.get("job", name);
-    const [last] = runs.runs(name, 1);
+    const last = runs.store.lastRun(name);
     const lag = runs.lagSamples(name);
     const lastAt = lag.at(-1)?.at;
     return {
@@ -420,6 +420,46 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       handler: async ({ params }) => json(await (await sync()).tables(store.job(params["name"]!))),
     }),
     defineRoute({
+      method: "post",
+      path: "/api/jobs/:name/maintain",
+      summary: "Maintain the job's tables now: compaction, manifest rewrite, snapshot expiry, orphan removal",
+      tag: "tables",
+      responses: {
+        ...ok(S.maintenancePass),
+        ...named("job"),
+        409: { description: "Another process is syncing the job", schema: errorSchema },
+      },
+      handler: async ({ params }) => {
+        store.get("job", params["name"]!);
+        try {
+          const pass = await runs.maintainNow(params["name"]!);
+          return json({ runId: pass.record.runId, outcome: pass.record.outcome, tables: pass.tables });
+        } catch (error) {
+          if (error instanceof JobBusyError)
+            throw new ApiError(409, error.message, [{ path: "name", message: "busy" }]);
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/api/jobs/:name/health",
+      summary: "Each table's health (files, average file size, deleted-row ratio, snapshots) and the last maintenance",
+      tag: "tables",
+      responses: { ...ok(S.tablesHealth), ...named("job") },
+      handler: async ({ params }) => {
+        const name = params["name"]!;
+        const tables = await (await sync()).health(store.job(name));
+        const last = runs.store.lastMaintenance(name);
+        return json({
+          tables,
+          lastMaintenance: last
+            ? { runId: last.runId, at: new Date(last.startedAt).toISOString(), outcome: last.outcome }
+            : null,
+        });
+      },
+    }),
+    defineRoute({
       method: "get",
       path: "/api/jobs/:name/tables/:table/preview",
       summary: "The first live rows of a table, read by floe itself",
@@ -441,6 +481,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         const job = store.job(name);
         const history = runs
           .runs(name, 200)
+          .filter((r) => r.kind !== "maintenance")
           .map(runSummary)
           .filter((r) => r.durationMs !== null && r.status !== "failed")
           .reverse()

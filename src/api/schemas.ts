@@ -168,6 +168,31 @@ export const jobTable = z.object({
   location: z.string(),
 });
 
+const health = z.object({
+  dataFiles: z.number(),
+  deleteFiles: z.number(),
+  records: z.number(),
+  deletedRecords: z.number(),
+  dataBytes: z.number(),
+  averageFileBytes: z.number(),
+  deletedRatio: z.number(),
+  snapshots: z.number(),
+  manifests: z.number(),
+});
+
+export const tablesHealth = z.object({
+  tables: z.array(health.extend({ table: z.string() })),
+  lastMaintenance: z.object({ runId: z.string(), at: z.string(), outcome: z.string() }).nullable(),
+});
+
+export const maintenancePass = z.object({
+  runId: z.string(),
+  outcome: z.string(),
+  tables: z.array(
+    z.looseObject({ table: z.string(), before: health, after: health.optional(), error: z.string().optional() }),
+  ),
+});
+
 export const preview = z.object({
   columns: z.array(z.string()),
   rows: z.array(z.record(z.string(), z.unknown())),

@@ -3,9 +3,11 @@
 import type { Destination } from "../config/destination.ts";
 import type { Job } from "../config/job.ts";
 import type { Source } from "../config/source.ts";
+import { Table } from "../iceberg/table.ts";
 import { withCatalog } from "../sync/connect.ts";
 import { discoverStreams, withDiscoveryConnections } from "../sync/discover-streams.ts";
 import { jobTables, previewJobTable } from "../sync/job-tables.ts";
+import { jobTables as maintenanceTables, tableHealth } from "../sync/maintain.ts";
 import { testDestination as probeDestination, testSource as probeSource } from "../sync/test-connection.ts";
 
 export const testSource = (source: Source) => probeSource(source);
@@ -36,6 +38,17 @@ export async function discover(job: Job, sample: number) {
     })),
     skipped: found.skipped.map((t) => ({ topic: t.topic, reason: t.reason })),
   };
+}
+
+/** Each table's health (files, average size, deleted rows, snapshots, manifests). */
+export function health(job: Job) {
+  return withCatalog(job.destination, async (catalog) => {
+    const out = [];
+    for (const identifier of await maintenanceTables(catalog, job.namespace)) {
+      out.push({ table: identifier.name, ...(await tableHealth(await Table.load(catalog, identifier))) });
+    }
+    return out;
+  });
 }
 
 export function tables(job: Job) {

@@ -8,6 +8,7 @@ import { ExitCode } from "./exit-codes.ts";
 import { registerHistory } from "./history.ts";
 import { registerInit } from "./init.ts";
 import { registerLogs } from "./logs.ts";
+import { registerMaintain } from "./maintain.ts";
 import { registerRun } from "./run.ts";
 import { registerServe } from "./serve.ts";
 import { registerStatus } from "./status.ts";
@@ -24,6 +25,7 @@ const program = new Command("floe")
 registerInit(program);
 registerSync(program);
 registerRun(program);
+registerMaintain(program);
 registerStatus(program);
 registerHistory(program);
 registerLogs(program);

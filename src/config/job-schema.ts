@@ -23,6 +23,7 @@ import {
   VALUE_FORMATS,
   type ValueFormat,
 } from "./job.ts";
+import { maintenanceSchema } from "./maintenance.ts";
 import { parseSchedule, ScheduleError } from "./schedule.ts";
 import { identifier, nonEmpty } from "./schema-parts.ts";
 import { Secret } from "./secret.ts";
@@ -231,6 +232,7 @@ export const jobFileSchema = z
     default_stream: defaultStreamSchema,
     schedule: schedule.optional(),
     alerts: alerts.optional(),
+    maintenance: maintenanceSchema,
     history_days: z
       .number()
       .positive()
@@ -322,6 +324,7 @@ export const jobFileSchema = z
       schedule: job.schedule,
       alerts: { webhook: job.alerts?.webhook },
       historyDays: job.history_days,
+      maintenance: job.maintenance,
     };
   });
 

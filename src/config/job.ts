@@ -5,6 +5,7 @@
 // keys), so a consumer never checks a combination the loader has checked.
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import type { Destination } from "./destination.ts";
+import type { MaintenancePolicy } from "./maintenance.ts";
 import type { Schedule } from "./schedule.ts";
 import type { Secret } from "./secret.ts";
 import type { Source } from "./source.ts";
@@ -32,6 +33,8 @@ export interface Job {
   readonly alerts: { readonly webhook: Secret | undefined };
   /** Days the run store keeps the job's runs and logs. */
   readonly historyDays: number;
+  /** What `floe maintain` and the scheduler's passes do to the job's tables. */
+  readonly maintenance: MaintenancePolicy;
 }
 
 export const STREAM_MODES = ["upsert", "append"] as const;

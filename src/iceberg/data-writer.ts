@@ -9,13 +9,18 @@ import { newDataFileLocation } from "./locations.ts";
 import { compressionCodec } from "./parquet/compression-codec.ts";
 import { writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
 import { type DataFile, FileContent } from "./spec/manifest.ts";
+import type { Schema } from "./spec/schema.ts";
 import { currentSchema, defaultSpec } from "./spec/table-metadata.ts";
 import type { Table } from "./table.ts";
 
 export async function writeDataFiles(
   table: Table,
   rows: arrow.Table,
-  options: { targetFileSizeBytes?: number } = {},
+  options: {
+    targetFileSizeBytes?: number;
+    /** The schema `rows` follow, when not the current one: the current plus row-lineage fields, for a rewrite. */
+    schema?: Schema;
+  } = {},
 ): Promise<DataFile[]> {
   const { metadata } = table;
   const properties = metadata.properties;
@@ -25,7 +30,7 @@ export async function writeDataFiles(
     throw new IcebergError("unsupported", `${table.name}: writing to a partitioned table is not supported yet`);
   }
   const target = options.targetFileSizeBytes ?? Number(properties["write.target-file-size-bytes"] ?? Number.NaN);
-  const written = writeParquetFiles(rows, currentSchema(metadata), {
+  const written = writeParquetFiles(rows, options.schema ?? currentSchema(metadata), {
     codec,
     ...(Number.isFinite(target) && target > 0 ? { targetFileSizeBytes: target } : {}),
     properties,

@@ -1,7 +1,16 @@
 // A table handle: the catalog it lives in, its current metadata, and the operations that
 // change it, each one Iceberg commit (PyIceberg's Table, iceberg-rust's Transaction actions).
 import type { Catalog, LoadedTable, TableIdentifier } from "./catalog/catalog.ts";
+import { DeleteOrphanFiles } from "./commit/delete-orphan-files.ts";
+import { ExpireSnapshots } from "./commit/expire-snapshots.ts";
 import { FastAppend } from "./commit/fast-append.ts";
+import {
+  type RewriteDataFilesOptions,
+  type RewriteDataFilesResult,
+  rewriteDataFiles,
+} from "./commit/rewrite-data-files.ts";
+import { RewriteFiles } from "./commit/rewrite-files.ts";
+import { RewriteManifests } from "./commit/rewrite-manifests.ts";
 import { RowDelta } from "./commit/row-delta.ts";
 import { commitProperties } from "./commit/update-properties.ts";
 import { commitSchemaChange, SchemaChange } from "./commit/update-schema.ts";
@@ -65,6 +74,28 @@ export class Table {
 
   newRowDelta(): RowDelta {
     return new RowDelta(this);
+  }
+
+  /** A "replace" of data files by others holding the same live rows (Java's newRewrite()). */
+  newRewriteFiles(): RewriteFiles {
+    return new RewriteFiles(this);
+  }
+
+  /** Compaction: bin-packs small files and files with many deleted rows into files of the target size. */
+  rewriteDataFiles(options: RewriteDataFilesOptions = {}): Promise<RewriteDataFilesResult> {
+    return rewriteDataFiles(this, options);
+  }
+
+  rewriteManifests(): RewriteManifests {
+    return new RewriteManifests(this);
+  }
+
+  expireSnapshots(): ExpireSnapshots {
+    return new ExpireSnapshots(this);
+  }
+
+  deleteOrphanFiles(): DeleteOrphanFiles {
+    return new DeleteOrphanFiles(this);
   }
 
   async updateSchema(change: (schema: SchemaChange) => void): Promise<void> {

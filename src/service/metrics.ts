@@ -50,6 +50,71 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly #maintenanceRuns = this.#counter("floe_maintenance_runs_total", "Maintenance passes ended, by outcome.", [
+    "job",
+    "outcome",
+  ]);
+  readonly #compacted = this.#counter(
+    "floe_maintenance_files_compacted_total",
+    "Data files rewritten by compaction, per table.",
+    ["job", "table"],
+  );
+  readonly #expired = this.#counter("floe_maintenance_snapshots_expired_total", "Snapshots expired, per table.", [
+    "job",
+    "table",
+  ]);
+  readonly #manifestsRewritten = this.#counter(
+    "floe_maintenance_manifests_rewritten_total",
+    "Manifests replaced by manifest rewrites, per table.",
+    ["job", "table"],
+  );
+  readonly #orphans = this.#counter("floe_maintenance_orphan_files_removed_total", "Orphan files removed, per table.", [
+    "job",
+    "table",
+  ]);
+  readonly #bytesRemoved = this.#counter(
+    "floe_maintenance_bytes_removed_total",
+    "Bytes of files deleted by snapshot expiry and orphan removal, per table.",
+    ["job", "table"],
+  );
+  readonly #tableFiles = new Gauge({
+    name: "floe_table_data_files",
+    help: "Live data files of the table after the last maintenance pass.",
+    labelNames: ["job", "table"],
+    registers: [this.registry],
+  });
+  readonly #tableSnapshots = new Gauge({
+    name: "floe_table_snapshots",
+    help: "Snapshots in the table's metadata after the last maintenance pass.",
+    labelNames: ["job", "table"],
+    registers: [this.registry],
+  });
+  readonly #lastMaintenance = new Gauge({
+    name: "floe_last_maintenance_timestamp_seconds",
+    help: "When the job's last maintenance pass started (Unix time).",
+    labelNames: ["job"],
+    registers: [this.registry],
+  });
+
+  /** A maintenance pass that ended. */
+  observeMaintenance(run: RunRecord): void {
+    this.#maintenanceRuns.inc({ job: run.job, outcome: run.outcome });
+    this.#lastMaintenance.set({ job: run.job }, run.startedAt / 1000);
+    for (const t of run.maintenance ?? []) {
+      if (t.dryRun || t.error !== undefined) continue;
+      const labels = { job: run.job, table: t.table };
+      this.#compacted.inc(labels, t.compaction?.dataFiles ?? 0);
+      this.#expired.inc(labels, t.snapshots?.expired ?? 0);
+      this.#manifestsRewritten.inc(labels, t.manifests?.replaced ?? 0);
+      this.#orphans.inc(labels, t.orphans?.files ?? 0);
+      this.#bytesRemoved.inc(labels, (t.snapshots?.bytes ?? 0) + (t.orphans?.bytes ?? 0));
+      if (t.after) {
+        this.#tableFiles.set(labels, t.after.dataFiles);
+        this.#tableSnapshots.set(labels, t.after.snapshots);
+      }
+    }
+  }
+
   #counter(name: string, help: string, labelNames: string[]): Counter {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }

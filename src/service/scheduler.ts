@@ -20,6 +20,7 @@ import type { ServiceMetrics } from "./metrics.ts";
 import { type Backoff, DEFAULT_BACKOFF, nextAttempt } from "./next-attempt.ts";
 import { retentionWarning } from "./retention.ts";
 import { runJob } from "./run-job.ts";
+import { maintenanceDue, runMaintenance } from "./run-maintenance.ts";
 import { jobStateDir } from "./state-paths.ts";
 
 export interface ScheduledJob {
@@ -256,6 +257,12 @@ export class Service {
             metrics?.setLag(job.name, lastLag);
           },
         });
+        // Under the same lock as the sync, so a pass never overlaps one; only after a sync that
+        // did not fail, and only when the job's maintenance interval has passed.
+        if (run.record.outcome !== "failed" && !this.stopping && maintenanceDue(job, store, Date.now())) {
+          const pass = await runMaintenance(job, { store, logger, trigger: next.trigger });
+          metrics?.observeMaintenance(pass.record);
+        }
       } finally {
         this.#running.delete(running);
         state.runningRunId = null;

@@ -17,6 +17,7 @@ import { type JobLag, measureLag } from "./job-status.ts";
 import { createLogger, type Logger, RunLogSink } from "./logger.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { runJob } from "./run-job.ts";
+import { type MaintenanceRun, runMaintenance } from "./run-maintenance.ts";
 import { Service } from "./scheduler.ts";
 import { jobStateDir, runStorePath } from "./state-paths.ts";
 
@@ -216,6 +217,19 @@ export class UiRuns {
     const runId = await id;
     this.#done.set(runId, done);
     return runId;
+  }
+
+  /** A maintenance pass over the job's tables now, under the job's lock; JobBusyError while it is being synced. */
+  async maintainNow(name: string): Promise<MaintenanceRun> {
+    const job = this.#config.job(name);
+    const lock = await acquireJobLock(jobStateDir(this.#root, name), name, { command: "floe serve (Maintain now)" });
+    try {
+      const pass = await runMaintenance(job, { store: this.store, logger: this.#logger, trigger: "manual" });
+      this.#metrics.observeMaintenance(pass.record);
+      return pass;
+    } finally {
+      lock.release();
+    }
   }
 
   /** Stops the job's run under way: it stops reading and commits what it read. */

@@ -35,6 +35,10 @@ export const MIGRATIONS: readonly string[] = [
      fields TEXT NOT NULL DEFAULT '{}',
      PRIMARY KEY (run_id, seq)
    );`,
+  // 2: a run is a sync or a maintenance pass (floe maintain, or one the scheduler makes after a
+  // sync); a pass keeps its per-table report as JSON.
+  `ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'sync';
+   ALTER TABLE runs ADD COLUMN maintenance TEXT;`,
 ];
 
 export class StoreVersionError extends Error {

@@ -11,6 +11,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { SyncError, SyncErrorKind } from "../sync/classify-error.ts";
+import type { TableMaintenanceReport } from "../sync/maintain.ts";
 import type { TableReport } from "../sync/write-stream.ts";
 import { migrate } from "./migrations.ts";
 import { StateDirError } from "./state-dir-error.ts";
@@ -21,8 +22,15 @@ export const RUN_OUTCOMES: readonly RunOutcome[] = ["running", "complete", "part
 /** What started the run: its schedule, a retry after a retryable failure, `floe sync`, or a "run now" of a running service. */
 export type RunTrigger = "schedule" | "retry" | "sync" | "manual";
 
+/** A sync of the job's topics, or a maintenance pass over its tables. */
+export type RunKind = "sync" | "maintenance";
+
 export interface RunRecord {
   runId: string;
+  /** Undefined: a sync. */
+  kind?: RunKind;
+  /** A maintenance pass: what it did per table. */
+  maintenance?: TableMaintenanceReport[];
   job: string;
   trigger: RunTrigger;
   /** ms since the epoch. */
@@ -75,6 +83,8 @@ interface RunRow {
   error_message: string | null;
   pid: number;
   host: string;
+  kind: string;
+  maintenance: string | null;
 }
 
 export class RunStore {
@@ -119,12 +129,13 @@ export class RunStore {
     this.#db
       .prepare(
         `INSERT INTO runs (run_id, job, trigger, started_at, ended_at, duration_ms, outcome, messages, bytes,
-           dead_letters, tables, error_kind, error_retryable, error_name, error_message, pid, host)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           dead_letters, tables, error_kind, error_retryable, error_name, error_message, pid, host, kind, maintenance)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (run_id) DO UPDATE SET ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
            outcome = excluded.outcome, messages = excluded.messages, bytes = excluded.bytes,
            dead_letters = excluded.dead_letters, tables = excluded.tables, error_kind = excluded.error_kind,
-           error_retryable = excluded.error_retryable, error_name = excluded.error_name, error_message = excluded.error_message`,
+           error_retryable = excluded.error_retryable, error_name = excluded.error_name, error_message = excluded.error_message,
+           maintenance = excluded.maintenance`,
       )
       .run(
         run.runId,
@@ -144,6 +155,8 @@ export class RunStore {
         run.error?.message ?? null,
         run.pid,
         run.host,
+        run.kind ?? "sync",
+        run.maintenance === undefined ? null : JSON.stringify(run.maintenance),
       );
   }
 
@@ -153,9 +166,16 @@ export class RunStore {
   }
 
   /** The job's runs, newest first; `before` (a start time, ms) pages back from the last page's oldest run. */
-  runs(job: string, options: { limit?: number; outcome?: RunOutcome; before?: number } = {}): RunRecord[] {
+  runs(
+    job: string,
+    options: { limit?: number; outcome?: RunOutcome; before?: number; kind?: RunKind } = {},
+  ): RunRecord[] {
     const where = ["job = ?"];
     const params: SQLInputValue[] = [job];
+    if (options.kind) {
+      where.push("kind = ?");
+      params.push(options.kind);
+    }
     if (options.outcome) {
       where.push("outcome = ?");
       params.push(options.outcome);
@@ -178,8 +198,14 @@ export class RunStore {
     );
   }
 
+  /** The job's latest sync (maintenance passes are not what "the last run" of a job means). */
   lastRun(job: string): RunRecord | undefined {
-    return this.runs(job, { limit: 1 })[0];
+    return this.runs(job, { limit: 1, kind: "sync" })[0];
+  }
+
+  /** The job's latest maintenance pass. */
+  lastMaintenance(job: string): RunRecord | undefined {
+    return this.runs(job, { limit: 1, kind: "maintenance" })[0];
   }
 
   /** The job's oldest run the store keeps. */
@@ -194,7 +220,7 @@ export class RunStore {
   lastSuccess(job: string): RunRecord | undefined {
     const row = this.#db
       .prepare(
-        "SELECT * FROM runs WHERE job = ? AND outcome IN ('complete', 'partial') ORDER BY started_at DESC LIMIT 1",
+        "SELECT * FROM runs WHERE job = ? AND kind = 'sync' AND outcome IN ('complete', 'partial') ORDER BY started_at DESC LIMIT 1",
       )
       .get(job) as RunRow | undefined;
     return row && toRecord(row);
@@ -287,5 +313,7 @@ function toRecord(row: RunRow): RunRecord {
     error,
     pid: row.pid,
     host: row.host,
+    ...(row.kind === "maintenance" ? { kind: "maintenance" as const } : {}),
+    ...(row.maintenance === null ? {} : { maintenance: JSON.parse(row.maintenance) as TableMaintenanceReport[] }),
   };
 }

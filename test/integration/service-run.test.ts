@@ -186,6 +186,8 @@ destination:
 streams:
   ${topic}: {mode: append, table: t}
 schedule: every 2s
+# The runs of this test are its syncs; maintenance passes are tested in cli-maintain.test.ts.
+maintenance: {enabled: false}
 alerts: {webhook: "http://127.0.0.1:${receiver.port}/hook/${token}"}
 `,
   );
@@ -203,6 +205,7 @@ destination:
 streams:
   ${topic2}: {mode: append, table: bad, on_error: fail}
 schedule: "*/2 * * * * *"
+maintenance: {enabled: false}
 `,
   );
   return { job1, job2File };
@@ -563,6 +566,7 @@ destination:
 streams:
   ${twinTopic}: {mode: append, table: t}
 schedule: every 1s
+maintenance: {enabled: false}
 `,
     );
     const processes = ["a", "b"].map((root) =>

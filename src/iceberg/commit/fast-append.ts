@@ -1,10 +1,12 @@
 // FastAppend (Java's FastAppend, spec operation "append"): new data files go into one new
-// manifest; the parent's manifests are kept as they are, never rewritten or merged.
+// manifest; the parent's manifests are kept as they are, unless the table's manifest-merge
+// properties merge small ones as Java's MergeAppend does (manifest-merge.ts).
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { readManifestList } from "../scan/read-manifests.ts";
 import { type DataFile, ManifestContent } from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
+import { mergeManifests } from "./manifest-merge.ts";
 import { writeManifestFile } from "./manifests.ts";
 import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
 import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
@@ -34,6 +36,9 @@ export class FastAppend extends SnapshotProducer {
       },
     );
     for (const file of this.files) summary.addedFile(file);
-    return { manifests: [await this.manifest, ...kept], summary };
+    return {
+      manifests: await mergeManifests(this.table, base, this.snapshotId, [await this.manifest, ...kept]),
+      summary,
+    };
   }
 }

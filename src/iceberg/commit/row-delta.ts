@@ -20,6 +20,7 @@ import { readManifestEntries } from "../scan/read-manifests.ts";
 import { type DataFile, type DeletionVectorFile, FileContent, ManifestContent } from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
+import { mergeManifests } from "./manifest-merge.ts";
 import { writeManifestFile } from "./manifests.ts";
 import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
 import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
@@ -115,8 +116,9 @@ export class RowDelta extends SnapshotProducer {
     const rewrittenPaths = new Set(replaced.map((r) => r.manifest.manifestPath));
     const kept = plan.manifests.filter((m) => !rewrittenPaths.has(m.manifestPath));
     const added = [data, ...written.deletes].filter((m) => m !== undefined);
+    // Small manifests merged as Java's MergingSnapshotProducer does (manifest-merge.ts).
     return {
-      manifests: [...added, ...rewritten, ...kept],
+      manifests: await mergeManifests(this.table, base, this.snapshotId, [...added, ...rewritten, ...kept]),
       summary,
     };
   }

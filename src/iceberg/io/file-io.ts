@@ -12,6 +12,18 @@ export interface FileIO {
   readRange(location: string, offset: number, length: number): Promise<Uint8Array>;
   exists(location: string): Promise<boolean>;
   delete(location: string): Promise<void>;
+  /**
+   * Every file under `prefix` (a directory-like location), at any depth, with its size and last
+   * modification time: what DeleteOrphanFiles compares with the metadata. Optional: a store
+   * without it cannot have orphans removed.
+   */
+  list?(prefix: string): AsyncIterable<ListedFile>;
+}
+
+export interface ListedFile {
+  location: string;
+  size: number;
+  lastModifiedMs: number;
 }
 
 /** A table's storage properties, and which layer of the catalog's answer carried its credentials. */
@@ -33,6 +45,13 @@ export type FileIOFactory = (
   properties: Readonly<Record<string, string>>,
   context?: FileIOContext,
 ) => FileIO;
+
+export class UnsupportedListingError extends IcebergError {
+  constructor(location: string) {
+    super("unsupported", `cannot list ${location}: its file IO has no listing, so orphan files cannot be found there`);
+    this.name = "UnsupportedListingError";
+  }
+}
 
 export class UnsupportedLocationError extends IcebergError {
   constructor(location: string) {

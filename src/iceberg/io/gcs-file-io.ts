@@ -9,7 +9,7 @@
 // 429, 5xx and broken connections are retried with exponential backoff and jitter. Failures
 // become StorageErrors naming the operation, the path and where the credentials came from.
 
-import type { FileIO, FileIOContext, FileIOFactory } from "./file-io.ts";
+import type { FileIO, FileIOContext, FileIOFactory, ListedFile } from "./file-io.ts";
 import {
   catalogToken,
   describeGcsCredentialSource,
@@ -151,6 +151,36 @@ export class GcsFileIO implements FileIO {
       }
       await this.#expect(response, [200, 204]);
     });
+  }
+
+  /** The JSON API's objects.list under the prefix, page by page. */
+  async *list(prefix: string): AsyncIterable<ListedFile> {
+    const { bucket, name } = parseGcsLocation(prefix);
+    const dir = name === "" || name.endsWith("/") ? name : `${name}/`;
+    let token: string | undefined;
+    do {
+      const query = new URLSearchParams({ prefix: dir, fields: "items(name,size,updated),nextPageToken" });
+      if (token !== undefined) query.set("pageToken", token);
+      const page = await this.#call("list", prefix, async () => {
+        const response = await this.#request(
+          "GET",
+          `${this.config.endpoint}/storage/v1/b/${encodeURIComponent(bucket)}/o?${query}`,
+        );
+        await this.#expect(response, [200], false);
+        return (await response.json()) as {
+          items?: { name: string; size: string; updated: string }[];
+          nextPageToken?: string;
+        };
+      });
+      for (const item of page.items ?? []) {
+        yield {
+          location: `gs://${bucket}/${item.name}`,
+          size: Number(item.size),
+          lastModifiedMs: Date.parse(item.updated),
+        };
+      }
+      token = page.nextPageToken;
+    } while (token !== undefined);
   }
 
   /** A resumable upload: start a session, send the chunks in order, cancel it on failure. */

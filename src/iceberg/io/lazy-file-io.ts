@@ -1,6 +1,6 @@
 // A FileIO whose implementation module is loaded on first use: the Azure SDK takes about 0.2 s
 // to load, which every floe command would pay though few tables live in Azure.
-import type { FileIO, FileIOFactory } from "./file-io.ts";
+import { type FileIO, type FileIOFactory, UnsupportedListingError } from "./file-io.ts";
 
 export function lazyFileIO(load: () => Promise<FileIOFactory>): FileIOFactory {
   let factory: Promise<FileIOFactory> | undefined;
@@ -17,6 +17,11 @@ export function lazyFileIO(load: () => Promise<FileIOFactory>): FileIOFactory {
       readRange: async (l, offset, length) => (await get()).readRange(l, offset, length),
       exists: async (l) => (await get()).exists(l),
       delete: async (l) => (await get()).delete(l),
+      list: async function* (prefix) {
+        const io = await get();
+        if (!io.list) throw new UnsupportedListingError(prefix);
+        yield* io.list(prefix);
+      },
     };
   };
 }

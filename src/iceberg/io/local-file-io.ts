@@ -1,11 +1,12 @@
 // Local filesystem IO. Accepts both `file:` URIs (file:/x, file:///x) and absolute paths,
 // because catalogs differ in which form they hand out. A failed file system call is an
 // IcebergError naming the location, of the kind its error code says.
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import type { Stats } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IcebergError, type IcebergErrorKind } from "../errors.ts";
-import { type FileIO, type FileIOFactory, UnsupportedLocationError } from "./file-io.ts";
+import { type FileIO, type FileIOFactory, type ListedFile, UnsupportedLocationError } from "./file-io.ts";
 
 export function localPath(location: string): string {
   if (location.startsWith("file:")) {
@@ -85,6 +86,32 @@ export class LocalFileIO implements FileIO {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedFile> {
+    const root = localPath(prefix);
+    const base = prefix.replace(/\/+$/, "");
+    let names: string[];
+    try {
+      names = await readdir(root, { recursive: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw new IcebergError(
+        fileSystemErrorKind((error as NodeJS.ErrnoException).code),
+        `cannot list ${prefix}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    for (const name of names.sort()) {
+      let info: Stats;
+      try {
+        info = await stat(join(root, name));
+      } catch {
+        continue; // removed since the directory was read
+      }
+      if (!info.isFile()) continue;
+      yield { location: `${base}/${name.split(sep).join("/")}`, size: info.size, lastModifiedMs: info.mtimeMs };
     }
   }
 

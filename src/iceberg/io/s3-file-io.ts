@@ -16,12 +16,13 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig as SdkS3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import type { FileIO, FileIOContext, FileIOFactory } from "./file-io.ts";
+import type { FileIO, FileIOContext, FileIOFactory, ListedFile } from "./file-io.ts";
 import { RefreshingCredentials } from "./refreshing-credentials.ts";
 import { type S3ClientConfig, type S3StorageOptions, s3ClientConfig } from "./s3-config.ts";
 import { parseS3Location } from "./s3-location.ts";
@@ -164,6 +165,34 @@ export class S3FileIO implements FileIO {
     await this.#call("delete", location, async () => {
       await this.#client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     });
+  }
+
+  /** ListObjectsV2 under the prefix, page by page; locations keep the prefix's scheme (s3:// or s3a://). */
+  async *list(prefix: string): AsyncIterable<ListedFile> {
+    const { bucket, key } = parseS3Location(prefix);
+    const dir = key === "" || key.endsWith("/") ? key : `${key}/`;
+    const scheme = prefix.slice(0, prefix.indexOf("://") + 3);
+    let token: string | undefined;
+    do {
+      const page = await this.#call("list", prefix, () =>
+        this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: dir,
+            ...(token === undefined ? {} : { ContinuationToken: token }),
+          }),
+        ),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined) continue;
+        yield {
+          location: `${scheme}${bucket}/${object.Key}`,
+          size: object.Size ?? 0,
+          lastModifiedMs: object.LastModified?.getTime() ?? 0,
+        };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
   }
 
   /** Runs one operation; vended credentials refused as expired or unknown are renewed and it runs once more. */

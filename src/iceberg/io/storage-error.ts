@@ -14,7 +14,7 @@ export type StorageErrorKind =
   | "not-s3"
   | "failed";
 
-export type StorageOperation = "write" | "read" | "read range" | "exists" | "delete";
+export type StorageOperation = "write" | "read" | "read range" | "exists" | "delete" | "list";
 
 export class StorageError extends Error {
   readonly kind: StorageErrorKind;

@@ -13,6 +13,7 @@ export type TableUpdate =
   | { action: "set-current-schema"; schemaId: number }
   | { action: "add-snapshot"; snapshot: Snapshot }
   | { action: "set-snapshot-ref"; refName: string; snapshotId: bigint; type: "branch" | "tag" }
+  | { action: "remove-snapshots"; snapshotIds: bigint[] }
   | { action: "set-properties"; updates: Record<string, string> }
   | { action: "remove-properties"; removals: string[] };
 
@@ -36,6 +37,8 @@ export function tableUpdateToJson(u: TableUpdate): unknown {
       return { action: u.action, snapshot: snapshotToJson(u.snapshot) };
     case "set-snapshot-ref":
       return { action: u.action, "ref-name": u.refName, "snapshot-id": u.snapshotId, type: u.type };
+    case "remove-snapshots":
+      return { action: u.action, "snapshot-ids": u.snapshotIds };
     case "set-properties":
       return { action: u.action, updates: u.updates };
     case "remove-properties":
@@ -171,6 +174,21 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
             snapshotLog: [...m.snapshotLog, { timestampMs: nowMs, snapshotId: u.snapshotId }],
           };
         }
+        break;
+      }
+      case "remove-snapshots": {
+        // Spec: a ref must point at a snapshot of the table, so removing one drops the refs to
+        // it (as Java's TableMetadata.Builder does); the snapshot log keeps the other entries.
+        const removed = new Set(u.snapshotIds);
+        if (m.currentSnapshotId !== undefined && removed.has(m.currentSnapshotId)) {
+          throw new IcebergError("validation", `remove-snapshots: ${m.currentSnapshotId} is the current snapshot`);
+        }
+        m = {
+          ...m,
+          snapshots: m.snapshots.filter((s) => !removed.has(s.snapshotId)),
+          snapshotLog: m.snapshotLog.filter((e) => !removed.has(e.snapshotId)),
+          refs: Object.fromEntries(Object.entries(m.refs).filter(([, ref]) => !removed.has(ref.snapshotId))),
+        };
         break;
       }
       case "set-properties":

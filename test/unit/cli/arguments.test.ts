@@ -48,6 +48,7 @@ test("every command and subcommand listed by --help has an example and its exit 
     "history",
     "init",
     "logs",
+    "maintain",
     "run",
     "serve",
     "status",

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { get } from "../api";
 import { ErrorBox, fmtTime, useData } from "../ui";
 import { JobLinks } from "./history";
+import { TableHealth } from "./table-health";
 
 export function TablesPage({ job }: { job: string }) {
   const tables = useData(() => get<any[]>(`/api/jobs/${job}/tables`), [job]);
@@ -12,6 +13,7 @@ export function TablesPage({ job }: { job: string }) {
       <h1>Tables of {job}</h1>
       <JobLinks job={job} />
       <ErrorBox error={tables.error} />
+      {tables.data?.length ? <TableHealth job={job} onMaintained={tables.reload} /> : null}
       {tables.data?.length === 0 ? <p class="muted">No table yet: the first sync creates them.</p> : null}
       {(tables.data ?? []).map((t) => (
         <TableCard key={t.table} job={job} table={t} />
