@@ -3,8 +3,10 @@
 //   node bench/table-health.ts [--hours 24] [--syncs-per-hour 60] [--messages 200] [--keys 20000]
 //                              [--tombstones 0.02] [--policies none,default] [--out bench/results]
 //
-// Against the local broker and the REST fixture catalog (`npm run services -- start kafka
-// iceberg-rest`). Per policy: a fresh topic and namespace; a first sync lands `keys` keys; then
+// Against the local broker (`npm run services -- start kafka`), into the embedded SQLite-catalog
+// warehouse in a temp folder: floe writes its metadata itself there, stamped by the simulated
+// clock below (a REST catalog stamps metadata-only commits, snapshot expiry's among them, with
+// its own clock, and refuses a table whose times then run backwards). Per policy: a fresh topic and namespace; a first sync lands `keys` keys; then
 // `hours` x `syncs-per-hour` syncs of `messages` messages each, keys drawn uniformly (so most
 // update an existing key), a `tombstones` share of them tombstones that delete their key. Time
 // is compressed: the syncs run back to back in one process that keeps its Kafka and catalog
@@ -27,8 +29,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapServers, createTopic, produce, type TestMessage } from "../dev/kafka.ts";
-import { type Readers, restTable, startReaders } from "../dev/readers.ts";
-import { restCatalog } from "../dev/services/iceberg-rest.ts";
+import { type Readers, startReaders, type TableRef } from "../dev/readers.ts";
 import type { Job } from "../src/config/job.ts";
 import { parseJob } from "../src/config/load-job.ts";
 import { planFiles } from "../src/iceberg/scan/plan-files.ts";
@@ -38,7 +39,7 @@ import { Table } from "../src/iceberg/table.ts";
 import { type JobConnections, withConnections } from "../src/sync/connect.ts";
 import { runSync } from "../src/sync/sync.ts";
 import { drawChart } from "./chart.ts";
-import { maintainAfterSync, type MaintenancePolicyName } from "./table-health-maintain.ts";
+import { type MaintenancePolicyName, maintainAfterSync } from "./table-health-maintain.ts";
 
 const { values } = parseArgs({
   options: {
@@ -145,7 +146,7 @@ async function runPolicy(policy: MaintenancePolicyName): Promise<PolicyRun> {
   await createTopic(topic, 2);
   const job = parseJob(
     `
-name: health-${tag}
+name: health_${tag}
 source:
   kafka:
     bootstrap_servers: [${bootstrapServers}]
@@ -153,7 +154,7 @@ source:
 destination:
   iceberg:
     namespace: ${namespace}
-    catalog: {type: rest, uri: ${restCatalog.uri}}
+    catalog: {type: sql, warehouse: ./warehouse}
 streams:
   ${topic}: {mode: upsert, table: t, dedup_keys: [_kafka_key]}
 `,
@@ -204,7 +205,13 @@ streams:
       }
     });
     const expected = [...model].sort(([a], [b]) => a - b).map(([id, s]) => ({ id: BigInt(id), seq: s }));
-    await readers.assertRows(restTable(namespace, "t"), expected, { columns: ["id", "seq"], orderBy: ["id"] });
+    const warehouse = join(dir, "warehouse");
+    const ref: TableRef = {
+      catalog: { type: "sql", uri: join(warehouse, "catalog.db"), warehouse, name: "floe" },
+      namespace,
+      table: "t",
+    };
+    await readers.assertRows(ref, expected, { columns: ["id", "seq"], orderBy: ["id"] });
     console.log(`policy ${policy}: DuckDB, PyIceberg and Spark read the model's ${expected.length} rows`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -226,7 +233,11 @@ async function measure(connections: JobConnections, namespace: string, liveKeys:
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
-    const [row] = await readers.sql("duckdb", `select count(*) as n from rest.${namespace}.t`);
+    const [row] = await readers.sql(
+      "duckdb",
+      `select count(*) as n from iceberg_scan('${table.metadataLocation}')`,
+      null,
+    );
     times.push(performance.now() - t0);
     if (Number(row!.n) !== liveKeys) {
       throw new Error(`DuckDB counts ${row!.n} rows in ${namespace}.t, the model has ${liveKeys} live keys`);
