@@ -127,9 +127,11 @@ export interface ResolvedPosition {
  * ancestor or expired.
  */
 export function positionAt(metadata: TableMetadata, snapshot: Snapshot | undefined, where: string): ResolvedPosition {
-  const chain = [...ancestors(metadata, snapshot)];
-  for (const s of chain) {
+  // Walked lazily: the newest floe snapshot is usually the current one or close to it.
+  const chain: Snapshot[] = [];
+  for (const s of ancestors(metadata, snapshot)) {
     const text = s.summary[OFFSETS_SUMMARY_KEY];
+    chain.push(s);
     if (text === undefined) continue;
     const position = readPosition(text, s.summary[TOPIC_IDS_SUMMARY_KEY], where, "snapshot summary");
     return { position, source: "summary", recordedBy: s, recordedById: s.snapshotId };
