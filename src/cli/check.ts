@@ -98,6 +98,7 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
       partitions: plan.offsets.partitions,
       lost: plan.offsets.lost,
       recreated: plan.recreated,
+      untrusted: plan.untrusted,
       messagesToRead: plan.offsets.offsetsToRead,
     },
     { bigints: "strings", indent: 2 },
@@ -122,6 +123,9 @@ function planToText(plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>):
   }
   for (const l of plan.offsets.lost) {
     lines.push(`${l.topic} partition ${l.partition}: ${l.lost} messages expired unread; sync needs --accept-data-loss`);
+  }
+  for (const u of plan.untrusted) {
+    lines.push(`${u.table}: ${u.reason}; sync needs --resume-from group|earliest|latest`);
   }
   lines.push(...skippedTopicLines(plan.skipped));
   lines.push(`${plan.offsets.offsetsToRead} messages to read`);

@@ -1,6 +1,8 @@
 // Argument parsers shared by the commands.
+
 import { InvalidArgumentError, Option } from "commander";
 import { Secret } from "../config/secret.ts";
+import type { ResumeFrom } from "../kafka/plan.ts";
 
 /** For a repeatable option: --config a.yaml --config b.yaml. */
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -59,3 +61,6 @@ export function sampleOption(): Option {
     .argParser(nonNegativeInteger)
     .default(1000);
 }
+
+/** The places `--resume-from` may name (see ResumeFrom in kafka/plan.ts). */
+export const RESUME_FROM_CHOICES = ["group", "earliest", "latest"] as const satisfies readonly ResumeFrom[];

@@ -7,13 +7,22 @@ import { type Command, Option } from "commander";
 import { ConfigError } from "../config/config-error.ts";
 import { loadJob } from "../config/load-job.ts";
 import type { Secret } from "../config/secret.ts";
+import type { ResumeFrom } from "../kafka/plan.ts";
 import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
 import type { ScheduledJob } from "../service/scheduler.ts";
 import { runStorePath, stateRoot } from "../service/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
-import { collect, listenAddress, nonNegativeSeconds, positiveInteger, positiveSeconds, webhookUrl } from "./options.ts";
+import {
+  collect,
+  listenAddress,
+  nonNegativeSeconds,
+  positiveInteger,
+  positiveSeconds,
+  RESUME_FROM_CHOICES,
+  webhookUrl,
+} from "./options.ts";
 
 interface RunFlags {
   config: string[];
@@ -26,6 +35,7 @@ interface RunFlags {
   retryDelay: number;
   wait?: number | true;
   acceptDataLoss?: boolean;
+  resumeFrom?: ResumeFrom;
   maxMessagesPerCommit?: number;
 }
 
@@ -75,6 +85,12 @@ export function registerRun(program: Command): void {
       nonNegativeSeconds,
     )
     .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
+    .addOption(
+      new Option(
+        "--resume-from <where>",
+        "for a table that holds rows but no Kafka position floe can trust (snapshots expired before floe kept it as a table property, rolled back, written by another engine): resume from the group's offsets (else the log start), the log start, or the log end; recorded in the next commit",
+      ).choices(RESUME_FROM_CHOICES),
+    )
     .option("--max-messages-per-commit <n>", "commit every table at least every n messages read", positiveInteger)
     .addHelpText(
       "after",
@@ -121,6 +137,7 @@ async function run(flags: RunFlags): Promise<ExitCode> {
       ...(webhook ? { webhook } : {}),
       backoff: { baseMs: flags.retryDelay * 1000, maxMs: Math.max(300_000, flags.retryDelay * 1000) },
       ...(flags.acceptDataLoss ? { acceptDataLoss: true } : {}),
+      ...(flags.resumeFrom === undefined ? {} : { resumeFrom: flags.resumeFrom }),
       ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
       waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
     });

@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadJob } from "../config/load-job.ts";
+import type { ResumeFrom } from "../kafka/plan.ts";
 import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
 import { jobStateDir, runStorePath, stateRoot } from "../service/state-paths.ts";
@@ -10,7 +11,7 @@ import type { RunStore } from "../state/run-store.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
-import { nonNegativeSeconds, positiveInteger } from "./options.ts";
+import { nonNegativeSeconds, positiveInteger, RESUME_FROM_CHOICES } from "./options.ts";
 import { progressDisplay, wantsProgress } from "./progress-terminal.ts";
 import { reportToJson, reportToText } from "./report.ts";
 
@@ -18,6 +19,7 @@ interface SyncFlags {
   config: string;
   json?: boolean;
   acceptDataLoss?: boolean;
+  resumeFrom?: ResumeFrom;
   stateDir?: string;
   maxMessagesPerCommit?: number;
   /** --wait alone: true, wait as long as it takes. */
@@ -32,6 +34,12 @@ export function registerSync(program: Command): void {
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the report as JSON")
     .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
+    .addOption(
+      new Option(
+        "--resume-from <where>",
+        "for a table that holds rows but no Kafka position floe can trust (snapshots expired before floe kept it as a table property, rolled back, written by another engine): resume from the group's offsets (else the log start), the log start, or the log end; recorded in the next commit",
+      ).choices(RESUME_FROM_CHOICES),
+    )
     .option(
       "--state-dir <dir>",
       "the state root: the run store (floe.db) and <dir>/<job>, the job's lock and upsert key indexes (default: .floe next to the job file)",
@@ -108,6 +116,7 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
       trigger: "sync",
       stateDir,
       acceptDataLoss: flags.acceptDataLoss === true,
+      ...(flags.resumeFrom === undefined ? {} : { resumeFrom: flags.resumeFrom }),
       ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
       signal: abort.signal,
       ...(progress ? { onEvent: progress.update } : {}),

@@ -19,13 +19,20 @@
 // id changed, see discover.ts) starts at its log start: the committed offsets, the group's as
 // much as the caller's, count messages of the deleted topic. Only the caller can know it: the
 // group's committed offsets carry no topic id.
+//
+// A topic the caller resumes (its table's offsets cannot be trusted, and the user chose where to
+// go on) has no table offset: "group" starts at the group's offset else the log start,
+// "earliest" at the log start, "latest" at the last stable offset (nothing already in the log is read).
 import { readGroupOffsets, type TopicPartitionOffsets, type TopicPartitions } from "./commit-offsets.ts";
 import type { KafkaCluster } from "./connection.ts";
 import { KafkaError } from "./errors.ts";
 
 export type { TopicPartitionOffsets, TopicPartitions };
 
-export type StartSource = "table" | "group" | "log-start";
+export type StartSource = "table" | "group" | "log-start" | "log-end";
+
+/** Where to resume a topic whose table offsets are not to be used. */
+export type ResumeFrom = "group" | "earliest" | "latest";
 
 export interface PartitionPlan {
   topic: string;
@@ -114,6 +121,8 @@ export class OffsetsAheadError extends KafkaError {
 export interface PartitionOffsets extends PartitionWatermarks {
   groupOffset: bigint | null;
   tableOffset: bigint | null;
+  /** Start at the last stable offset, whatever the group says (resume from "latest"). */
+  startAtEnd?: boolean;
 }
 
 /** The plan of one partition from its offsets; pure. */
@@ -122,10 +131,17 @@ export function planPartition(
   partition: number,
   offsets: PartitionOffsets,
 ): { plan: PartitionPlan; lost?: LostMessages; ahead?: OffsetAhead } {
-  const { logStartOffset, highWatermark, lastStableOffset, groupOffset, tableOffset } = offsets;
-  const startFrom: StartSource = tableOffset !== null ? "table" : groupOffset !== null ? "group" : "log-start";
-  const resumeOffset = tableOffset ?? groupOffset ?? logStartOffset;
-  const base = { topic, partition, ...offsets, startFrom };
+  const { logStartOffset, highWatermark, lastStableOffset, groupOffset, tableOffset, startAtEnd } = offsets;
+  const startFrom: StartSource = startAtEnd
+    ? "log-end"
+    : tableOffset !== null
+      ? "table"
+      : groupOffset !== null
+        ? "group"
+        : "log-start";
+  const resumeOffset = startAtEnd ? lastStableOffset : (tableOffset ?? groupOffset ?? logStartOffset);
+  const { startAtEnd: _, ...listed } = offsets;
+  const base = { topic, partition, ...listed, startFrom };
   if (resumeOffset > highWatermark) {
     const plan = { ...base, startOffset: resumeOffset, stopOffset: resumeOffset };
     return { plan, ahead: { topic, partition, resumeOffset, startFrom, highWatermark } };
@@ -155,6 +171,8 @@ export interface OffsetPlanInput {
   tableOffsets?: TopicPartitionOffsets;
   /** Topics deleted and re-created since their offsets were committed: read from the log start, whatever the group says. */
   recreatedTopics?: ReadonlySet<string>;
+  /** Topics whose table offsets are not used, and where each resumes instead. */
+  resumeFrom?: ReadonlyMap<string, ResumeFrom>;
 }
 
 /**
@@ -214,10 +232,16 @@ export function offsetPlan(
     for (let partition = 0; partition < partitions; partition++) {
       const listed = watermarks.get(topic)?.get(partition);
       if (listed === undefined) throw new KafkaError(`no watermarks listed for ${topic} partition ${partition}`);
+      const resume = input.resumeFrom?.get(topic);
       const offsets: PartitionOffsets = {
         ...listed,
-        groupOffset: recreated.has(topic) ? null : (groupOffsets.get(topic)?.get(partition) ?? null),
-        tableOffset: recreated.has(topic) ? null : (tableOffsets.get(topic)?.get(partition) ?? null),
+        groupOffset:
+          recreated.has(topic) || (resume !== undefined && resume !== "group")
+            ? null
+            : (groupOffsets.get(topic)?.get(partition) ?? null),
+        tableOffset:
+          recreated.has(topic) || resume !== undefined ? null : (tableOffsets.get(topic)?.get(partition) ?? null),
+        ...(resume === "latest" ? { startAtEnd: true } : {}),
       };
       const { plan: partitionPlan, lost, ahead } = planPartition(topic, partition, offsets);
       plan.partitions.push(partitionPlan);

@@ -5,6 +5,7 @@
 // The caller holds the job's lock (job-lock.ts) for the whole run.
 import { hostname } from "node:os";
 import type { Job } from "../config/job.ts";
+import type { ResumeFrom } from "../kafka/plan.ts";
 import type { RunRecord, RunStore, RunTrigger } from "../state/run-store.ts";
 import { classifyError } from "../sync/classify-error.ts";
 import type { JobConnections } from "../sync/connect.ts";
@@ -24,6 +25,7 @@ export interface RunJobOptions {
   stateDir: string;
   signal?: AbortSignal;
   acceptDataLoss?: boolean;
+  resumeFrom?: ResumeFrom;
   maxMessagesPerCommit?: number;
   /** Every event, after the record was updated. */
   onEvent?: (event: SyncEvent, record: RunRecord) => void;
@@ -107,6 +109,7 @@ export async function runJob(job: Job, options: RunJobOptions): Promise<JobRun> 
           runId,
           stateDir: options.stateDir,
           ...(options.acceptDataLoss ? { acceptDataLoss: true } : {}),
+          ...(options.resumeFrom === undefined ? {} : { resumeFrom: options.resumeFrom }),
           ...(options.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: options.maxMessagesPerCommit }),
           ...(options.signal ? { signal: options.signal } : {}),
           onEvent,

@@ -11,6 +11,7 @@
 // atomic), and its run is marked abandoned in the store.
 import type { Job } from "../config/job.ts";
 import type { Secret } from "../config/secret.ts";
+import type { ResumeFrom } from "../kafka/plan.ts";
 import type { RunStore, RunTrigger } from "../state/run-store.ts";
 import { type Alert, postAlert, runAlerts } from "./alerts.ts";
 import { acquireJobLock, JobBusyError, type JobLock } from "./job-lock.ts";
@@ -40,6 +41,7 @@ export interface ServiceOptions {
   webhook?: Secret;
   backoff?: Backoff;
   acceptDataLoss?: boolean;
+  resumeFrom?: ResumeFrom;
   maxMessagesPerCommit?: number;
   /** Wait for another `floe run` of a job to end instead of failing with JobBusyError. */
   waitMs?: number;
@@ -244,6 +246,7 @@ export class Service {
           stateDir,
           signal: running.abort.signal,
           ...(this.#options.acceptDataLoss ? { acceptDataLoss: true } : {}),
+          ...(this.#options.resumeFrom === undefined ? {} : { resumeFrom: this.#options.resumeFrom }),
           ...(this.#options.maxMessagesPerCommit === undefined
             ? {}
             : { maxMessagesPerCommit: this.#options.maxMessagesPerCommit }),

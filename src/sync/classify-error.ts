@@ -18,6 +18,7 @@ import { KafkaAuthorizationError, KafkaConnectionError, KafkaError } from "../ka
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { RegistryError } from "../registry/client.ts";
 import { ConcurrentSyncError } from "./offset-claim.ts";
+import { PositionUnknownError } from "./snapshot-offsets.ts";
 import { BadMessageError } from "./stream-batch.ts";
 
 export type SyncErrorKind =
@@ -29,6 +30,8 @@ export type SyncErrorKind =
   | "data-loss"
   /** Offsets beyond the end of the log: the partition is not the one that was read. */
   | "offsets-ahead"
+  /** A table holds rows but no Kafka position floe can trust; the user says where to resume (--resume-from). */
+  | "position-unknown"
   /** A bad message in a stream with on_error: fail. */
   | "bad-message"
   /** Another writer committed this job's messages meanwhile. */
@@ -67,6 +70,7 @@ const RETRYABLE: Readonly<Record<SyncErrorKind, boolean>> = {
   "table-schema": false,
   "data-loss": false,
   "offsets-ahead": false,
+  "position-unknown": false,
   "bad-message": false,
   "concurrent-sync": true,
   "consumer-group-active": false,
@@ -99,6 +103,7 @@ function kindOf(error: unknown): SyncErrorKind {
   }
   if (error instanceof MessagesLostError) return "data-loss";
   if (error instanceof OffsetsAheadError) return "offsets-ahead";
+  if (error instanceof PositionUnknownError) return "position-unknown";
   if (error instanceof BadMessageError) return "bad-message";
   if (error instanceof ConcurrentSyncError) return "concurrent-sync";
   if (error instanceof ConsumerGroupActiveError) return "consumer-group-active";

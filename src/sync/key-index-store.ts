@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { AsyncBuffer } from "hyparquet";
 import { FLOE_ID } from "../decode/system-columns.ts";
 import { readKeyColumns } from "../iceberg/parquet/key-column-reader.ts";
-import { readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
+import { deletedPositionsOf, readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
 import { type FileSnapshot, planFiles } from "../iceberg/scan/plan-files.ts";
 import { findField } from "../iceberg/spec/schema.ts";
 import type { Snapshot } from "../iceberg/spec/snapshot.ts";
@@ -126,7 +126,8 @@ async function dataFileKeys(table: Table, plan: FileSnapshot, path: string): Pro
       hashes.fill(0, row * KEY_HASH_WORDS, (row + 1) * KEY_HASH_WORDS);
     }
   }
-  const dv = plan.deletionVectors.get(path);
-  const deleted = dv ? Array.from((await readDeletedPositions(table.io, dv.entry.file)).toArray(), Number) : [];
+  // Its DV, or in a table upgraded from v2 its position delete files: deleted rows are not indexed.
+  const positions = await deletedPositionsOf(table.io, plan, path);
+  const deleted = positions ? Array.from(positions.toArray(), Number) : [];
   return { path, keyHashes: hashes, deletedPositions: [...deleted, ...unkeyed] };
 }

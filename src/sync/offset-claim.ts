@@ -7,12 +7,21 @@
 // partition, and recorded under the same topic id (the check the Iceberg Kafka Connect sink
 // makes on every commit); and the position the new snapshot records is the parent's with this
 // commit's partitions advanced, never a stale copy of another writer's.
+//
+// The parent's position is resolved as planning resolves it (the newest ancestor's summary, else
+// the table properties; see snapshot-offsets.ts), so the check holds after another engine
+// expired the snapshots that recorded it; and the commit records the new position both in its
+// summary and as table properties set in the same atomic commit.
 import type { SnapshotProducer } from "../iceberg/commit/snapshot-producer.ts";
+import type { Snapshot } from "../iceberg/spec/snapshot.ts";
+import type { TableMetadata } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import {
   advancePosition,
   type KafkaPosition,
+  PositionUnknownError,
   positionAt,
+  positionToProperties,
   positionToSummary,
   type TopicIds,
 } from "./snapshot-offsets.ts";
@@ -40,9 +49,16 @@ export interface OffsetClaim {
 
 /** Makes `producer` land only on a parent whose offsets are claim.startedFrom, recording claim.read. */
 export function claimOffsets<P extends SnapshotProducer>(producer: P, claim: OffsetClaim): P {
+  const advanced = (base: TableMetadata, parent: Snapshot | undefined) =>
+    advancePosition(positionAt(base, parent, claim.table).position, claim.read, claim.topicIds);
   return producer
     .validate((base, parent) => {
-      const { position, recordedBy } = positionAt(base, parent, claim.table);
+      const { position, recordedBy, untrusted } = positionAt(base, parent, claim.table);
+      // Rolled back while this sync ran: the position it started from describes rows the
+      // table no longer holds (a sync told where to resume started from no position).
+      if (untrusted !== undefined && claim.startedFrom.offsets.size > 0) {
+        throw new PositionUnknownError([{ table: claim.table, reason: untrusted }]);
+      }
       const moved: string[] = [];
       for (const [topic, partitions] of claim.read) {
         const id = position.topicIds.get(topic);
@@ -67,8 +83,9 @@ export function claimOffsets<P extends SnapshotProducer>(producer: P, claim: Off
           `${moved.join("; ")}. This commit did not land; is another floe sync of job ${claim.job} running? Run again once it is done.`,
       );
     })
-    .setFromParent((base, parent) =>
-      positionToSummary(advancePosition(positionAt(base, parent, claim.table).position, claim.read, claim.topicIds)),
+    .setFromParent((base, parent) => positionToSummary(advanced(base, parent)))
+    .setTablePropertiesFromParent((base, parent) =>
+      positionToProperties(advanced(base, parent), producer.snapshotId, base.lastSequenceNumber + 1n),
     )
     .set(JOB_SUMMARY_KEY, claim.job);
 }

@@ -8,6 +8,12 @@
 // deleted topic's messages), and the plan names it with both ids. Its table keeps the rows it
 // has: an append table then holds both topics' messages, an upsert table the latest row per key
 // over both (the new topic's messages replace old rows by key, keys it does not repeat stay).
+//
+// A table (or dead-letter table) with live rows and no position floe can trust (its snapshots
+// expired before the position was kept as a table property, a rollback past floe's commits, rows
+// written by another engine) is listed as untrusted: `floe sync` refuses it unless told where to
+// resume (resumeFrom), never guessing from the group's offsets or the log start. Told, its
+// offsets are left aside and the topic starts where the user chose.
 import type { Job } from "../config/job.ts";
 import {
   deadLetterTableName,
@@ -19,9 +25,16 @@ import {
 import { type Catalog, NoSuchNamespaceError, NoSuchTableError } from "../iceberg/catalog/catalog.ts";
 import { Table } from "../iceberg/table.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
-import { type OffsetPlan, offsetPlan } from "../kafka/plan.ts";
+import { type OffsetPlan, offsetPlan, type ResumeFrom } from "../kafka/plan.ts";
 import { classifyError } from "./classify-error.ts";
-import { committedPosition, replacedTopicId, type TopicIds } from "./snapshot-offsets.ts";
+import {
+  committedPosition,
+  type KafkaPosition,
+  noPosition,
+  replacedTopicId,
+  type TopicIds,
+  untrustedPosition,
+} from "./snapshot-offsets.ts";
 import type { SyncSource } from "./source.ts";
 
 /** A selected topic with its table and dead-letter table, each undefined until first written. */
@@ -29,6 +42,22 @@ export interface StreamTargets {
   selection: SelectedTopic;
   table: Table | undefined;
   deadLetterTable: Table | undefined;
+  /** The position each table holds (empty when none, or when it is not trusted and the sync resumes). */
+  tablePosition: KafkaPosition;
+  deadLetterPosition: KafkaPosition;
+  /**
+   * The table (the dead-letter table) holds no trusted position and the sync resumes where
+   * told: its next commit must record the position even with nothing read.
+   */
+  resumed: { table: boolean; deadLetterTable: boolean };
+}
+
+/** A table with live rows and no position floe can trust, and why. */
+export interface UntrustedTable {
+  topic: string;
+  /** `namespace.table` */
+  table: string;
+  reason: string;
 }
 
 /** A topic deleted and re-created since its table last recorded offsets. */
@@ -47,14 +76,46 @@ export interface SyncPlan {
   /** The id of every selected topic the cluster gives one. */
   topicIds: TopicIds;
   recreated: RecreatedTopic[];
+  /** Tables without a trusted position; a sync refuses them unless resumeFrom says where to go on. */
+  untrusted: UntrustedTable[];
+  resumeFrom?: ResumeFrom;
+}
+
+export interface PlanOptions {
+  /** Where topics whose tables have no trusted position resume. */
+  resumeFrom?: ResumeFrom;
 }
 
 /** `catalog` undefined: there is none yet (an embedded warehouse never written), so no table either. */
-export async function planSync(job: Job, source: SyncSource, catalog: Catalog | undefined): Promise<SyncPlan> {
+export async function planSync(
+  job: Job,
+  source: SyncSource,
+  catalog: Catalog | undefined,
+  options: PlanOptions = {},
+): Promise<SyncPlan> {
   const seen = await source.listTopics();
   await checkListedTopicsVisible(job, source, seen);
   const { selected, skipped } = selectVisibleTopics(job, source, seen);
   const targets = await Promise.all(selected.map((selection) => loadTargets(catalog, job, selection)));
+  const untrusted: UntrustedTable[] = [];
+  const resumeFrom = new Map<string, ResumeFrom>();
+  for (const t of targets) {
+    const topic = t.selection.topic;
+    for (const [which, table] of [
+      ["table", t.table],
+      ["deadLetterTable", t.deadLetterTable],
+    ] as const) {
+      const reason = table && untrustedPosition(table.metadata, table.name);
+      if (!table || reason === undefined) continue;
+      untrusted.push({ topic, table: table.name, reason });
+      if (options.resumeFrom === undefined) continue;
+      // The untrusted table's offsets are left aside (committedPosition gives none for it). The
+      // topic's table decides where the topic is read from; the dead-letter table does only
+      // when the topic's table does not exist yet.
+      t.resumed[which] = true;
+      if (which === "table" || !t.table) resumeFrom.set(topic, options.resumeFrom);
+    }
+  }
   const topics = await source.describeTopics(selected.map((s) => s.topic));
   const topicIds = new Map(topics.flatMap(({ topic, topicId }) => (topicId === undefined ? [] : [[topic, topicId]])));
   const tableOffsets: TopicPartitionOffsets = new Map();
@@ -64,15 +125,15 @@ export async function planSync(job: Job, source: SyncSource, catalog: Catalog | 
     const topicId = topicIds.get(topic);
     // The table's offsets are where the sync resumes; the dead-letter table's tell the topic's
     // identity when the table has none (every message so far was bad: the group's offsets are used).
-    const [recorded] = [table, deadLetterTable].flatMap((t) => {
-      if (!t) return [];
-      const position = committedPosition(t.metadata, t.name);
-      return position.offsets.has(topic) ? [{ table: t, position }] : [];
-    });
+    if (resumeFrom.has(topic)) continue;
+    const [recorded] = [
+      { table, position: targetsPosition(table) },
+      { table: deadLetterTable, position: targetsPosition(deadLetterTable) },
+    ].filter((r) => r.table !== undefined && r.position.offsets.has(topic));
     if (!recorded) continue;
     const previousTopicId = replacedTopicId(recorded.position, topic, topicId);
     if (previousTopicId && topicId) {
-      recreated.push({ topic, table: recorded.table.name, previousTopicId, topicId });
+      recreated.push({ topic, table: recorded.table!.name, previousTopicId, topicId });
     } else if (recorded.table === table) {
       tableOffsets.set(topic, recorded.position.offsets.get(topic)!);
     }
@@ -88,8 +149,21 @@ export async function planSync(job: Job, source: SyncSource, catalog: Catalog | 
     groupOffsets,
     tableOffsets,
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
+    resumeFrom,
   });
-  return { targets, skipped, offsets, topicIds, recreated };
+  return {
+    targets,
+    skipped,
+    offsets,
+    topicIds,
+    recreated,
+    untrusted,
+    ...(options.resumeFrom === undefined ? {} : { resumeFrom: options.resumeFrom }),
+  };
+}
+
+function targetsPosition(table: Table | undefined): KafkaPosition {
+  return table ? committedPosition(table.metadata, table.name) : noPosition();
 }
 
 /**
@@ -142,5 +216,12 @@ async function loadTargets(catalog: Catalog | undefined, job: Job, selection: Se
     load(selection.table),
     load(deadLetterTableName(selection.table)),
   ]);
-  return { selection, table, deadLetterTable };
+  return {
+    selection,
+    table,
+    deadLetterTable,
+    tablePosition: targetsPosition(table),
+    deadLetterPosition: targetsPosition(deadLetterTable),
+    resumed: { table: false, deadLetterTable: false },
+  };
 }

@@ -11,14 +11,52 @@
 //
 // A snapshot written by another writer (a compaction, a Spark job) carries no floe offsets, so
 // the offsets are those of the newest ancestor of the current snapshot that has them.
+//
+// Snapshot expiry (Spark's expire_snapshots(retain_last => 1) after a rewrite_data_files) can
+// remove every snapshot that carries them. So each floe commit also records its position as
+// table properties, set in the same atomic commit as its snapshot, with the id and sequence
+// number of that snapshot. Resolution: the newest ancestor's summary; else the properties, when
+// the snapshot that recorded them is an ancestor or was expired; properties recorded by a
+// snapshot that is still in the metadata but no longer an ancestor of the current one (a
+// rollback), or by one whose sequence number the current ancestry skips over, describe rows the
+// table no longer holds and are not trusted. A table with live rows and no trusted position is
+// refused (PositionUnknownError) until the user says where to resume.
 import type { Snapshot } from "../iceberg/spec/snapshot.ts";
-import { ancestors, currentSnapshot, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
+import { ancestors, currentSnapshot, snapshotById, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 
 /** Summary key: JSON `{"<topic>": {"<partition>": "<next offset>"}}`. */
 export const OFFSETS_SUMMARY_KEY = "floe.kafka.offsets";
 /** Summary key: JSON `{"<topic>": "<topic id>"}` for the topics of OFFSETS_SUMMARY_KEY whose id is known. */
 export const TOPIC_IDS_SUMMARY_KEY = "floe.kafka.topic-ids";
+
+/** Table properties recording the position of the last floe commit: same JSON as the summary keys. */
+export const OFFSETS_PROPERTY = "floe.kafka.offsets";
+export const TOPIC_IDS_PROPERTY = "floe.kafka.topic-ids";
+/** The snapshot that recorded OFFSETS_PROPERTY, and its sequence number. */
+export const RECORDED_BY_PROPERTY = "floe.kafka.snapshot-id";
+export const RECORDED_SEQUENCE_PROPERTY = "floe.kafka.sequence-number";
+
+/**
+ * A table holds rows but no position floe can trust: resuming from the group's offsets or the
+ * log start could land messages twice or skip some, so the user chooses.
+ */
+export class PositionUnknownError extends Error {
+  override name = "PositionUnknownError";
+  readonly retryable = false;
+  readonly tables: readonly string[];
+
+  constructor(untrusted: readonly { table: string; reason: string }[]) {
+    super(
+      `${untrusted.map((u) => `${u.table}: ${u.reason}`).join("; ")}. floe does not guess where to resume: ` +
+        "run the sync once with --resume-from group (the consumer group's committed offsets, else the log start), " +
+        "--resume-from earliest (the log start: messages the table already holds land again) or " +
+        "--resume-from latest (the end of the log: messages not yet in the table are skipped); " +
+        "the position is then recorded and later syncs need no flag",
+    );
+    this.tables = untrusted.map((u) => u.table);
+  }
+}
 
 /** Topic name -> topic id (KIP-516). */
 export type TopicIds = ReadonlyMap<string, string>;
@@ -38,9 +76,9 @@ export function offsetsToSummary(offsets: TopicPartitionOffsets): string {
   return JSON.stringify(json);
 }
 
-export function offsetsFromSummary(text: string, where: string): TopicPartitionOffsets {
+export function offsetsFromSummary(text: string, where: string, what = "snapshot summary"): TopicPartitionOffsets {
   const offsets: TopicPartitionOffsets = new Map();
-  for (const [topic, partitions] of Object.entries(summaryJson(text, where, OFFSETS_SUMMARY_KEY))) {
+  for (const [topic, partitions] of Object.entries(summaryJson(text, where, OFFSETS_SUMMARY_KEY, what))) {
     offsets.set(
       topic,
       new Map(Object.entries(partitions as Record<string, string>).map(([p, o]) => [Number(p), BigInt(o)])),
@@ -64,30 +102,133 @@ export function samePosition(a: KafkaPosition, b: KafkaPosition): boolean {
   return JSON.stringify(positionToSummary(a)) === JSON.stringify(positionToSummary(b));
 }
 
-/** The position of the newest snapshot in the current snapshot's ancestry that records offsets. */
+/** The position the table holds now (see resolvePosition); none when it holds none floe can trust. */
 export function committedPosition(metadata: TableMetadata, where: string): KafkaPosition {
   return positionAt(metadata, currentSnapshot(metadata), where).position;
 }
 
-/** The position recorded by `snapshot` or by its newest ancestor that records one, and that snapshot. */
-export function positionAt(
-  metadata: TableMetadata,
-  snapshot: Snapshot | undefined,
-  where: string,
-): { position: KafkaPosition; recordedBy?: Snapshot } {
+/** What a table's metadata says of its position as of one snapshot. */
+export interface ResolvedPosition {
+  /** Empty when nothing trusted records one. */
+  position: KafkaPosition;
+  /** "summary": an ancestor's summary; "property": the table properties (their snapshot expired); "none": nothing recorded. */
+  source: "summary" | "property" | "none" | "untrusted";
+  /** The snapshot that recorded the position, when still in the metadata. */
+  recordedBy?: Snapshot;
+  /** The id of that snapshot, also when expired. */
+  recordedById?: bigint;
+  /** Why a recorded position is not trusted (source "untrusted"). */
+  untrusted?: string;
+}
+
+/**
+ * The position as of `snapshot` (the parent a commit lands on, or the current snapshot): the
+ * newest ancestor's summary, else the table properties when their recording snapshot is an
+ * ancestor or expired.
+ */
+export function positionAt(metadata: TableMetadata, snapshot: Snapshot | undefined, where: string): ResolvedPosition {
+  // Walked lazily: the newest floe snapshot is usually the current one or close to it.
+  const chain: Snapshot[] = [];
   for (const s of ancestors(metadata, snapshot)) {
     const text = s.summary[OFFSETS_SUMMARY_KEY];
+    chain.push(s);
     if (text === undefined) continue;
-    const ids = s.summary[TOPIC_IDS_SUMMARY_KEY];
-    const topicIds = new Map<string, string>();
-    if (ids !== undefined) {
-      for (const [topic, id] of Object.entries(summaryJson(ids, where, TOPIC_IDS_SUMMARY_KEY))) {
-        if (typeof id === "string") topicIds.set(topic, id);
-      }
-    }
-    return { position: { offsets: offsetsFromSummary(text, where), topicIds }, recordedBy: s };
+    const position = readPosition(text, s.summary[TOPIC_IDS_SUMMARY_KEY], where, "snapshot summary");
+    return { position, source: "summary", recordedBy: s, recordedById: s.snapshotId };
   }
-  return { position: { offsets: new Map(), topicIds: new Map() } };
+  const properties = metadata.properties;
+  const text = properties[OFFSETS_PROPERTY];
+  const recordedByText = properties[RECORDED_BY_PROPERTY];
+  if (text === undefined || recordedByText === undefined) return { position: noPosition(), source: "none" };
+  const recordedById = parseBigInt(recordedByText, where, RECORDED_BY_PROPERTY);
+  const recorded = snapshotById(metadata, recordedById);
+  const untrusted = (untrusted: string): ResolvedPosition => ({
+    position: noPosition(),
+    source: "untrusted",
+    ...(recorded ? { recordedBy: recorded } : {}),
+    recordedById,
+    untrusted,
+  });
+  if (recorded !== undefined) {
+    if (!chain.some((s) => s.snapshotId === recordedById)) {
+      return untrusted(
+        `its position (table property ${OFFSETS_PROPERTY}) was recorded by snapshot ${recordedById}, which is no longer an ancestor of the current snapshot ${snapshot?.snapshotId ?? "(none)"}: the table was rolled back past floe's commits`,
+      );
+    }
+  } else {
+    // Expired. Sequence numbers strictly decrease along the ancestry: an ancestor older than the
+    // recording snapshot, with no ancestor at its sequence number, means it was not an ancestor.
+    const sequenceText = properties[RECORDED_SEQUENCE_PROPERTY];
+    const sequence =
+      sequenceText === undefined ? undefined : parseBigInt(sequenceText, where, RECORDED_SEQUENCE_PROPERTY);
+    if (
+      sequence !== undefined &&
+      chain.some((s) => s.sequenceNumber < sequence) &&
+      !chain.some((s) => s.sequenceNumber === sequence)
+    ) {
+      return untrusted(
+        `its position (table property ${OFFSETS_PROPERTY}) was recorded by snapshot ${recordedById} (sequence number ${sequence}), which is not in the ancestry of the current snapshot ${snapshot?.snapshotId ?? "(none)"}: the table was rolled back past floe's commits`,
+      );
+    }
+  }
+  const position = readPosition(text, properties[TOPIC_IDS_PROPERTY], where, "table property");
+  return { position, source: "property", ...(recorded ? { recordedBy: recorded } : {}), recordedById };
+}
+
+/**
+ * Why the table's current position cannot be trusted, or undefined when it can: recorded but
+ * not trusted, or not recorded at all while the table holds live rows (its floe snapshots
+ * expired before positions were kept as properties, or another engine wrote the rows).
+ */
+export function untrustedPosition(metadata: TableMetadata, where: string): string | undefined {
+  const resolved = positionAt(metadata, currentSnapshot(metadata), where);
+  if (resolved.source === "untrusted") return resolved.untrusted;
+  if (resolved.source !== "none") return undefined;
+  const current = currentSnapshot(metadata);
+  if (current === undefined) return undefined;
+  const records = current.summary["total-records"];
+  const deleted = current.summary["total-position-deletes"];
+  if (records !== undefined && /^\d+$/.test(records)) {
+    const live = BigInt(records) - (deleted !== undefined && /^\d+$/.test(deleted) ? BigInt(deleted) : 0n);
+    if (live <= 0n) return undefined;
+    return `the table holds ${live} live row(s) but neither a snapshot summary of its ancestry nor its table properties record floe's Kafka position (snapshots expired, or rows written by another engine)`;
+  }
+  return "the table has a current snapshot but neither a snapshot summary of its ancestry nor its table properties record floe's Kafka position (snapshots expired, or rows written by another engine)";
+}
+
+/** The table properties that record `position`, committed with snapshot `snapshotId` at `sequenceNumber`. */
+export function positionToProperties(
+  position: KafkaPosition,
+  snapshotId: bigint,
+  sequenceNumber: bigint,
+): Record<string, string> {
+  const summary = positionToSummary(position);
+  return {
+    [OFFSETS_PROPERTY]: summary[OFFSETS_SUMMARY_KEY]!,
+    // Always written, "{}" when no id is known: an older commit's ids must not outlive its offsets.
+    [TOPIC_IDS_PROPERTY]: summary[TOPIC_IDS_SUMMARY_KEY] ?? "{}",
+    [RECORDED_BY_PROPERTY]: snapshotId.toString(),
+    [RECORDED_SEQUENCE_PROPERTY]: sequenceNumber.toString(),
+  };
+}
+
+function readPosition(offsets: string, ids: string | undefined, where: string, what: string): KafkaPosition {
+  const topicIds = new Map<string, string>();
+  if (ids !== undefined) {
+    for (const [topic, id] of Object.entries(summaryJson(ids, where, TOPIC_IDS_SUMMARY_KEY, what))) {
+      if (typeof id === "string") topicIds.set(topic, id);
+    }
+  }
+  return { offsets: offsetsFromSummary(offsets, where, what), topicIds };
+}
+
+function parseBigInt(text: string, where: string, key: string): bigint {
+  if (!/^-?\d+$/.test(text)) throw new Error(`${where}: table property ${key} is not an integer: ${text}`);
+  return BigInt(text);
+}
+
+export function noPosition(): KafkaPosition {
+  return { offsets: new Map(), topicIds: new Map() };
 }
 
 /** The offsets of the newest snapshot in the current snapshot's ancestry that records them. */
@@ -151,10 +292,10 @@ export function mergeOffsets(previous: TopicPartitionOffsets, advanced: TopicPar
   return merged;
 }
 
-function summaryJson(text: string, where: string, key: string): Record<string, unknown> {
+function summaryJson(text: string, where: string, key: string, what: string): Record<string, unknown> {
   try {
     return JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new Error(`${where}: snapshot summary ${key} is not JSON`);
+    throw new Error(`${where}: ${what} ${key} is not JSON`);
   }
 }

@@ -1,4 +1,5 @@
 // What a caller decides about one sync, beside the job and its connections.
+import type { ResumeFrom } from "../kafka/plan.ts";
 import type { SyncEvent } from "./events.ts";
 
 export interface SyncOptions {
@@ -6,6 +7,12 @@ export interface SyncOptions {
   stateDir: string;
   /** Go on although messages expired unread (retention): the loss is reported, never silent. */
   acceptDataLoss?: boolean;
+  /**
+   * Where a topic resumes when its table (or dead-letter table) holds rows but no position floe
+   * can trust; without it such a sync fails (PositionUnknownError). Tables with a trusted
+   * position are not affected.
+   */
+  resumeFrom?: ResumeFrom;
   /** Stops reading; what was read is committed. */
   signal?: AbortSignal;
   /** A commit lands at least every this many messages read (default 250,000). */

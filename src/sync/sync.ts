@@ -18,7 +18,7 @@ import { faultPoint } from "./fault-points.ts";
 import { planSync } from "./plan-sync.ts";
 import { RegistryDecoders } from "./registry-decoders.ts";
 import { newRunId } from "./run-id.ts";
-import { committedPosition, type KafkaPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
+import { committedPosition, offsetsOfTopic, PositionUnknownError } from "./snapshot-offsets.ts";
 import type { SyncSource } from "./source.ts";
 import { StreamBatch } from "./stream-batch.ts";
 import { DEFAULT_MAX_MESSAGES_PER_COMMIT, type SyncOptions } from "./sync-options.ts";
@@ -63,7 +63,14 @@ async function sync(
   options: SyncOptions,
   emit: Emit,
 ): Promise<Omit<SyncFinished, "type" | "runId" | "at" | "durationMs">> {
-  const { targets, skipped, offsets: plan, topicIds, recreated } = await planSync(job, source, catalog);
+  const {
+    targets,
+    skipped,
+    offsets: plan,
+    topicIds,
+    recreated,
+    untrusted,
+  } = await planSync(job, source, catalog, options.resumeFrom === undefined ? {} : { resumeFrom: options.resumeFrom });
   emit({
     type: "planned",
     tables: targets.map(({ selection, table }) => ({
@@ -78,6 +85,9 @@ async function sync(
     lostMessages: plan.lost,
     recreatedTopics: recreated,
   });
+  // A table with rows and no position floe can trust: resuming from the group or the log start
+  // could land its messages twice or skip some; the user says where (--resume-from).
+  if (untrusted.length > 0 && options.resumeFrom === undefined) throw new PositionUnknownError(untrusted);
   await ensureNamespace(catalog, [job.namespace]);
   // A resume offset past the end of the log: the topic was re-created or truncated, and the
   // offsets the tables hold name other messages. Nothing is read there, so going on would
@@ -96,10 +106,9 @@ async function sync(
         catalog,
         table: t.table,
         deadLetterTable: t.deadLetterTable,
-        tablePosition: t.table ? committedPosition(t.table.metadata, t.table.name) : noPosition(),
-        deadLetterPosition: t.deadLetterTable
-          ? committedPosition(t.deadLetterTable.metadata, t.deadLetterTable.name)
-          : noPosition(),
+        tablePosition: t.tablePosition,
+        deadLetterPosition: t.deadLetterPosition,
+        deadLetterResumed: t.resumed.deadLetterTable,
         stateDir: options.stateDir,
         topicIds,
         emit,
@@ -114,8 +123,13 @@ async function sync(
       : undefined;
   const delivered: TopicPartitionOffsets = new Map();
   // A re-created topic's tables record every partition from where it starts now, read or not:
-  // their offsets of the deleted topic must not survive in a partition nothing was read from.
-  for (const p of plan.partitions.filter((p) => recreated.some((r) => r.topic === p.topic))) {
+  // their offsets of the deleted topic must not survive in a partition nothing was read from. So
+  // do the tables of a topic resumed where the user chose: later syncs resume from what they record.
+  const restarted = new Set([
+    ...recreated.map((r) => r.topic),
+    ...targets.filter((t) => t.resumed.table || t.resumed.deadLetterTable).map((t) => t.selection.topic),
+  ]);
+  for (const p of plan.partitions.filter((p) => restarted.has(p.topic))) {
     delivered.set(p.topic, (delivered.get(p.topic) ?? new Map<number, bigint>()).set(p.partition, p.startOffset));
   }
   const newBatches = () =>
@@ -232,8 +246,4 @@ async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): 
 
 function usesRegistry(stream: StreamSettings): boolean {
   return stream.format !== "json" || stream.keyFormat !== "bytes";
-}
-
-function noPosition(): KafkaPosition {
-  return { offsets: new Map(), topicIds: new Map() };
 }

@@ -61,6 +61,8 @@ export interface StreamTarget {
   /** The position each table held when this sync planned, then that of its own last commit. */
   tablePosition: KafkaPosition;
   deadLetterPosition: KafkaPosition;
+  /** The dead-letter table had no trusted position and this sync resumes: its next round records one, bad messages or not. */
+  deadLetterResumed?: boolean;
   stateDir: string;
   /** The topics' ids as planned: recorded with the offsets, and a change of id restarts a topic's offsets. */
   topicIds: TopicIds;
@@ -109,8 +111,9 @@ async function commitRound(
     durationMs: 0,
   };
 
-  if (batch.rejected.length > 0) {
+  if (batch.rejected.length > 0 || target.deadLetterResumed) {
     await commitDeadLetters(target, batch, readOffsets);
+    target.deadLetterResumed = false;
     await faultPoint("after-dead-letter-commit");
   }
 
@@ -288,6 +291,8 @@ async function commitDeadLetters(target: StreamTarget, batch: StreamBatch, readO
   const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
   // As for the stream's table: this sync's own claim advanced, not the table's position.
   target.deadLetterPosition = advancePosition(claim.startedFrom, readOffsets, target.topicIds);
+  // A resumed dead-letter table commits its position with no bad message: nothing to report.
+  if (batch.rejected.length === 0) return;
   const reasons: Partial<Record<RejectReason, number>> = {};
   for (const m of batch.rejected) reasons[m.reason] = (reasons[m.reason] ?? 0) + 1;
   target.emit({

@@ -6,6 +6,13 @@
 // commit that removed the data file or gave it another DV is a real conflict (ValidationError):
 // the caller's positions may no longer be right.
 //
+// Spec "Deletion Vectors" on tables upgraded from v2: existing position delete files "must be
+// merged into the DV for a data file when one is created", so a data file's first DV holds the
+// positions of the position delete files that apply to it; those scoped to that data file alone
+// (referenced_data_file, or equal file_path bounds) are then removed in the same commit, as
+// Java's row delta removes them. Files that delete from several data files stay until every one
+// of those has a DV (readers ignore position deletes of a data file that has a DV).
+//
 // A caller that locates rows itself (an upsert, through a key index) can instead hand over a
 // planner with deleteRowsPlannedOn(): it is asked for the positions again whenever an attempt
 // commits on another parent than the one it last planned on, so that a retry after another
@@ -14,10 +21,17 @@ import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { newDataFileLocation } from "../locations.ts";
 import { type DeletionVectorInput, writeDeletionVectorFile } from "../puffin/deletion-vector-file.ts";
 import { RoaringPositionBitmap } from "../puffin/roaring64.ts";
-import { readDeletedPositions } from "../scan/deleted-positions.ts";
-import { type FileSnapshot, type LiveFile, planFiles } from "../scan/plan-files.ts";
+import { deletedPositionsOf } from "../scan/deleted-positions.ts";
+import { type FileSnapshot, type LiveFile, planFiles, positionDeleteTarget } from "../scan/plan-files.ts";
 import { readManifestEntries } from "../scan/read-manifests.ts";
-import { type DataFile, type DeletionVectorFile, FileContent, ManifestContent } from "../spec/manifest.ts";
+import {
+  type ContentFile,
+  type DataFile,
+  type DeletionVectorFile,
+  FileContent,
+  ManifestContent,
+  type OtherDeleteFile,
+} from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
 import { mergeManifests } from "./manifest-merge.ts";
@@ -106,7 +120,10 @@ export class RowDelta extends SnapshotProducer {
     // The DVs the new ones supersede, as this attempt's plan finds them: validateDeletes() checked they
     // are the DVs whose positions the new ones include, and a manifest rewrite meanwhile (say,
     // rewrite_manifests) may have moved their entries to another manifest.
-    const replaced = [...this.deletes.keys()].flatMap((path) => plan.deletionVectors.get(path) ?? []);
+    const replaced: LiveFile<DeletionVectorFile | OtherDeleteFile>[] = [...this.deletes.keys()].flatMap((path) => [
+      ...[plan.deletionVectors.get(path) ?? []].flat(),
+      ...(plan.positionDeletes.get(path) ?? []).filter(({ entry }) => positionDeleteTarget(entry.file) === path),
+    ]);
     const summary = new SnapshotSummaryBuilder();
     for (const file of this.dataFiles) summary.addedFile(file);
     for (const { file } of written.dvs) summary.addedFile(file);
@@ -183,10 +200,9 @@ export class RowDelta extends SnapshotProducer {
   private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletionVectors> {
     const inputs: DeletionVectorInput[] = [];
     for (const [path, positions] of this.deletes) {
-      const previous = plan.deletionVectors.get(path);
-      if (previous) {
-        positions.union(await readDeletedPositions(this.table.io, previous.entry.file));
-      }
+      // The DV it replaces, else the position delete files that apply to the file.
+      const previous = await deletedPositionsOf(this.table.io, plan, path);
+      if (previous) positions.union(previous);
       inputs.push({ referencedDataFile: path, positions });
     }
     const written: WrittenDeletionVectors = [];
@@ -219,10 +235,10 @@ export class RowDelta extends SnapshotProducer {
     return { file, specId: target.manifest.partitionSpecId };
   }
 
-  /** Rewrites each manifest holding a replaced DV: that entry DELETED, the others EXISTING. */
+  /** Rewrites each manifest holding a replaced DV or position delete file: that entry DELETED, the others EXISTING. */
   private async removeReplacedDVs(
     base: TableMetadata,
-    replaced: LiveFile<DeletionVectorFile>[],
+    replaced: LiveFile<DeletionVectorFile | OtherDeleteFile>[],
   ): Promise<NewManifestFile[]> {
     const byManifest = Map.groupBy(replaced, (r) => r.manifest.manifestPath);
     return Promise.all(
@@ -236,7 +252,7 @@ export class RowDelta extends SnapshotProducer {
           { content: ManifestContent.DELETES, snapshotId: this.snapshotId, specId: manifest.partitionSpecId },
           (writer) => {
             for (const entry of entries) {
-              if (gone.has(dvIdentity(entry.file as DeletionVectorFile))) writer.delete(entry);
+              if (gone.has(dvIdentity(entry.file))) writer.delete(entry);
               else writer.existing(entry);
             }
           },
@@ -250,7 +266,7 @@ export class RowDelta extends SnapshotProducer {
   }
 }
 
-/** A DV is one blob of a Puffin file: the file and the blob's offset name it. */
-function dvIdentity(file: DeletionVectorFile): string {
-  return `${file.filePath}#${file.contentOffset}`;
+/** A DV is one blob of a Puffin file: the file and the blob's offset name it (a position delete file: its path). */
+function dvIdentity(file: ContentFile): string {
+  return `${file.filePath}#${file.content === FileContent.DATA ? "" : (file.contentOffset ?? "")}`;
 }

@@ -9,6 +9,11 @@
 // assumptions with validate() (throw ValidationError: the change cannot land on this parent)
 // and derives parent-dependent summary properties with setFromParent(); both run at every
 // attempt against the parent that attempt commits on.
+//
+// A caller may also set table properties in the same commit (setTablePropertiesFromParent): a
+// `set-properties` update beside add-snapshot and set-snapshot-ref, so the properties change if
+// and only if the snapshot lands, under the same assert-ref-snapshot-id requirement. What a
+// summary records is lost when snapshot expiry removes the snapshot; a table property is not.
 
 import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { IcebergError } from "../errors.ts";
@@ -34,6 +39,8 @@ export abstract class SnapshotProducer {
   readonly snapshotId: bigint = newSnapshotId();
   private readonly summaryProperties = new Map<string, string>();
   private readonly parentProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] =
+    [];
+  private readonly tableProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] =
     [];
   private readonly validations: ParentValidation[] = [];
 
@@ -64,6 +71,17 @@ export abstract class SnapshotProducer {
   /** Summary properties computed at every attempt from the parent it commits on. */
   setFromParent(properties: (base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>): this {
     this.parentProperties.push(properties);
+    return this;
+  }
+
+  /**
+   * Table properties set by the commit itself, computed at every attempt from the parent it
+   * commits on: they land with the snapshot or not at all.
+   */
+  setTablePropertiesFromParent(
+    properties: (base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>,
+  ): this {
+    this.tableProperties.push(properties);
     return this;
   }
 
@@ -109,6 +127,8 @@ export abstract class SnapshotProducer {
         firstRowId: base.nextRowId,
         addedRows,
       };
+      const tableProperties: Record<string, string> = {};
+      for (const properties of this.tableProperties) Object.assign(tableProperties, properties(base, parent));
       return {
         requirements: [
           { type: "assert-table-uuid", uuid: base.tableUuid },
@@ -117,6 +137,9 @@ export abstract class SnapshotProducer {
         updates: [
           { action: "add-snapshot", snapshot },
           { action: "set-snapshot-ref", refName: MAIN_BRANCH, snapshotId: this.snapshotId, type: "branch" },
+          ...(Object.keys(tableProperties).length > 0
+            ? [{ action: "set-properties" as const, updates: tableProperties }]
+            : []),
         ],
       };
     });

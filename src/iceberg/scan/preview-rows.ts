@@ -1,11 +1,12 @@
 // The first live rows of a table, read by floe itself: the current snapshot's data files in
-// the order they were added, each file's rows minus the positions its deletion vector deletes.
+// the order they were added, each file's rows minus the positions its deletion vector (or, in a
+// table upgraded from v2, its position delete files) deletes.
 // For a look at a table (the UI's preview), not a query engine: no filter, no projection.
 import { parquetReadObjects } from "hyparquet";
 import { compressors } from "../parquet/key-column-reader.ts";
 import { currentSnapshot } from "../spec/table-metadata.ts";
 import type { Table } from "../table.ts";
-import { readDeletedPositions } from "./deleted-positions.ts";
+import { deletedPositionsOf } from "./deleted-positions.ts";
 import { planFiles } from "./plan-files.ts";
 
 export interface Preview {
@@ -25,10 +26,9 @@ export async function previewRows(table: Table, limit: number): Promise<Preview>
   const rows: Record<string, unknown>[] = [];
   let liveRows = 0;
   for (const { entry } of files) {
-    const dv = plan.deletionVectors.get(entry.file.filePath);
-    const deleted = dv ? await readDeletedPositions(table.io, dv.entry.file) : undefined;
+    const deleted = await deletedPositionsOf(table.io, plan, entry.file.filePath);
     const records = Number(entry.file.recordCount);
-    liveRows += records - (dv ? Number(dv.entry.file.recordCount) : 0);
+    liveRows += records - (deleted ? deleted.cardinality : 0);
     if (rows.length >= limit) continue;
     const bytes = await table.io.read(entry.file.filePath);
     const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;

@@ -7,7 +7,7 @@ import { zstdDecompressSync } from "node:zlib";
 import { type Compressors, parquetReadObjects } from "hyparquet";
 import { compressors as jsCompressors } from "hyparquet-compressors";
 import type { Catalog } from "../../../src/iceberg/catalog/catalog.ts";
-import { readDeletedPositions } from "../../../src/iceberg/scan/deleted-positions.ts";
+import { deletedPositionsOf } from "../../../src/iceberg/scan/deleted-positions.ts";
 import { planFiles } from "../../../src/iceberg/scan/plan-files.ts";
 import { currentSchema, currentSnapshot } from "../../../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../../../src/iceberg/table.ts";
@@ -25,8 +25,7 @@ export async function tableRows(catalog: Catalog, namespace: string, name: strin
   for (const [path, { entry }] of files.dataFiles) {
     const bytes = await table.io.read(path);
     const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    const dv = files.deletionVectors.get(path);
-    const deleted = dv ? await readDeletedPositions(table.io, dv.entry.file) : undefined;
+    const deleted = await deletedPositionsOf(table.io, files, path);
     const read = (await parquetReadObjects({ file: buffer, compressors })) as Row[];
     if (read.length !== Number(entry.file.recordCount)) throw new Error(`${path}: record_count differs from its rows`);
     read.forEach((row, position) => {
