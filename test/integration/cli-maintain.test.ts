@@ -2,7 +2,8 @@
 // wrote (each sync a data file and DVs on older ones): --dry-run reports and changes nothing;
 // the pass compacts, rewrites manifests, expires snapshots and removes an old orphan, and
 // DuckDB, PyIceberg and Spark read the model's rows after it; the next sync neither re-lands a
-// message nor leaves a retired row; and a pass never overlaps a sync of the job (its lock).
+// message nor leaves a retired row; a pass never overlaps a sync of the job (its lock); and a
+// sync that commits DVs between the compaction's plan and its commit loses none of them.
 import assert from "node:assert/strict";
 import { utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -171,4 +172,24 @@ test("floe maintain: dry run, then a pass that compacts, expires and removes orp
   } finally {
     lock.release();
   }
+});
+
+test("a floe sync that commits DVs on files while the compaction runs loses none of them", async () => {
+  const { maintainTable } = await import("../../src/sync/maintain.ts");
+  for (let i = 0; i < 5; i++) await syncBatch(`before the race ${i}`, 30);
+  const table = await loadTable();
+  let raced = 0;
+  const report = await maintainTable(table, job.maintenance, {
+    beforeCompactionCommit: async (attempt) => {
+      if (attempt > 0) return;
+      raced++;
+      // Upserts of keys whose rows are in the files being compacted: DVs on them, committed first.
+      await syncBatch("during the compaction", 30);
+    },
+  });
+  assert.equal(raced, 1);
+  assert.equal(report.compaction?.retries, 1, "the compaction saw the new DVs and started again");
+  await assertModel("after the raced compaction");
+  await syncBatch("after the raced compaction", 30);
+  await assertModel("a sync after the raced compaction");
 });
