@@ -159,6 +159,11 @@ test("floe maintain: dry run, then a pass that compacts, expires and removes orp
     store.close();
   }
 
+  const history = await floe(["history", "--config", file, "--state-dir", ws.stateDir]);
+  assert.equal(history.code, 0, history.stderr);
+  assert.match(history.stdout, /complete +manual, maintenance/);
+  assert.match(history.stdout, new RegExp(`${namespace}\\.kv: ${before.dataFiles.size} data files compacted`));
+
   // The next syncs read only new messages and retire rows of the compacted file.
   await syncBatch("after maintenance", 30);
   await syncBatch("after maintenance 2", 30);
