@@ -3,8 +3,10 @@
 // the pass compacts, rewrites manifests, expires snapshots and removes an old orphan, and
 // DuckDB, PyIceberg and Spark read the model's rows after it; the next sync neither re-lands a
 // message nor leaves a retired row; a pass never overlaps a sync of the job (its lock); and a
-// sync that commits DVs between the compaction's plan and its commit loses none of them.
+// sync that commits DVs between the compaction's plan and its commit loses none of them; floe run
+// makes a pass after a sync once the job's maintenance interval has passed.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -18,7 +20,7 @@ import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { acquireJobLock } from "../../src/service/job-lock.ts";
 import { jobStateDir } from "../../src/service/state-paths.ts";
-import { RunStore } from "../../src/state/run-store.ts";
+import { type RunRecord, RunStore } from "../../src/state/run-store.ts";
 import { floe } from "../helpers/floe-cli.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
@@ -197,4 +199,56 @@ test("a floe sync that commits DVs on files while the compaction runs loses none
   await assertModel("after the raced compaction");
   await syncBatch("after the raced compaction", 30);
   await assertModel("a sync after the raced compaction");
+});
+
+test("floe run makes a maintenance pass after a sync once the job's interval has passed", async () => {
+  const scheduled = join(ws.dir, "scheduled.yaml");
+  await writeFile(scheduled, `${yaml.replace("maintenance:\n", "maintenance:\n  interval: 1s\n")}schedule: every 1s\n`);
+  for (let i = 0; i < 5; i++) await syncBatch(`before floe run ${i}`, 20);
+  const since = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, "../../src/cli/main.ts"),
+      "run",
+      "--config",
+      scheduled,
+      "--state-dir",
+      ws.stateDir,
+      "--log-format",
+      "json",
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (d) => {
+    output += d;
+  });
+  child.stderr.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  const store = RunStore.open(join(ws.stateDir, "floe.db"));
+  try {
+    const deadline = Date.now() + 120_000;
+    let pass: RunRecord | undefined;
+    while (Date.now() < deadline) {
+      pass = store.runs(ws.name, { kind: "maintenance", limit: 1 })[0];
+      if (pass && pass.startedAt >= since && pass.outcome !== "running") break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(pass && pass.startedAt >= since, `no maintenance pass by floe run:\n${output}`);
+    assert.equal(pass.trigger, "schedule");
+    assert.equal(pass.outcome, "complete", JSON.stringify(pass.error));
+    // The pass ran after a sync of the same process, under the same lock: a sync precedes it.
+    const sync = store.runs(ws.name, { kind: "sync", limit: 5 }).find((r) => r.startedAt >= since);
+    assert.ok(sync && sync.startedAt < pass.startedAt, "a sync ran before the pass");
+  } finally {
+    store.close();
+    child.kill("SIGTERM");
+  }
+  assert.equal(await exited, 0, output);
+  await assertModel("after floe run's pass");
 });
