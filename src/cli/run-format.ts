@@ -27,7 +27,7 @@ export function runsToText(runs: readonly RunRecord[]): string {
     time(r.startedAt),
     duration(r.durationMs),
     r.outcome,
-    r.trigger,
+    r.kind === "maintenance" ? `${r.trigger}, maintenance` : r.trigger,
     String(r.messages),
     String(r.bytes),
     String(r.deadLetters),
@@ -41,6 +41,14 @@ export function runsToText(runs: readonly RunRecord[]): string {
         `    ${t.table}: ${t.messagesRead} messages, ${t.recordsAdded} records added, ${t.positionsDeleted} deleted, ` +
           `${t.dataFilesAdded} data files, ${t.deletionVectorsAdded} DVs, ${t.deadLetters} dead letters` +
           (t.snapshotId ? `, snapshot ${t.snapshotId}` : ""),
+      );
+    }
+    for (const t of r.maintenance ?? []) {
+      if (t.error !== undefined) continue;
+      lines.push(
+        `    ${t.table}: ${t.compaction?.dataFiles ?? 0} data files compacted (+${t.compaction?.deleteFiles ?? 0} DVs), ` +
+          `${t.manifests?.replaced ?? 0} manifests rewritten, ${t.snapshots?.expired ?? 0} snapshots expired, ` +
+          `${t.orphans?.files ?? 0} orphan files removed`,
       );
     }
     if (r.error) lines.push(`    error (${r.error.kind}${r.error.retryable ? ", retryable" : ""}): ${r.error.message}`);

@@ -2,8 +2,11 @@
 // wrote (each sync a data file and DVs on older ones): --dry-run reports and changes nothing;
 // the pass compacts, rewrites manifests, expires snapshots and removes an old orphan, and
 // DuckDB, PyIceberg and Spark read the model's rows after it; the next sync neither re-lands a
-// message nor leaves a retired row; and a pass never overlaps a sync of the job (its lock).
+// message nor leaves a retired row; a pass never overlaps a sync of the job (its lock); and a
+// sync that commits DVs between the compaction's plan and its commit loses none of them; floe run
+// makes a pass after a sync once the job's maintenance interval has passed.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -17,7 +20,7 @@ import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../../src/iceberg/table.ts";
 import { acquireJobLock } from "../../src/service/job-lock.ts";
 import { jobStateDir } from "../../src/service/state-paths.ts";
-import { RunStore } from "../../src/state/run-store.ts";
+import { type RunRecord, RunStore } from "../../src/state/run-store.ts";
 import { floe } from "../helpers/floe-cli.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
@@ -158,6 +161,11 @@ test("floe maintain: dry run, then a pass that compacts, expires and removes orp
     store.close();
   }
 
+  const history = await floe(["history", "--config", file, "--state-dir", ws.stateDir]);
+  assert.equal(history.code, 0, history.stderr);
+  assert.match(history.stdout, /complete +manual, maintenance/);
+  assert.match(history.stdout, new RegExp(`${namespace}\\.kv: ${before.dataFiles.size} data files compacted`));
+
   // The next syncs read only new messages and retire rows of the compacted file.
   await syncBatch("after maintenance", 30);
   await syncBatch("after maintenance 2", 30);
@@ -171,4 +179,76 @@ test("floe maintain: dry run, then a pass that compacts, expires and removes orp
   } finally {
     lock.release();
   }
+});
+
+test("a floe sync that commits DVs on files while the compaction runs loses none of them", async () => {
+  const { maintainTable } = await import("../../src/sync/maintain.ts");
+  for (let i = 0; i < 5; i++) await syncBatch(`before the race ${i}`, 30);
+  const table = await loadTable();
+  let raced = 0;
+  const report = await maintainTable(table, job.maintenance, {
+    beforeCompactionCommit: async (attempt) => {
+      if (attempt > 0) return;
+      raced++;
+      // Upserts of keys whose rows are in the files being compacted: DVs on them, committed first.
+      await syncBatch("during the compaction", 30);
+    },
+  });
+  assert.equal(raced, 1);
+  assert.equal(report.compaction?.retries, 1, "the compaction saw the new DVs and started again");
+  await assertModel("after the raced compaction");
+  await syncBatch("after the raced compaction", 30);
+  await assertModel("a sync after the raced compaction");
+});
+
+test("floe run makes a maintenance pass after a sync once the job's interval has passed", async () => {
+  const scheduled = join(ws.dir, "scheduled.yaml");
+  await writeFile(scheduled, `${yaml.replace("maintenance:\n", "maintenance:\n  interval: 1s\n")}schedule: every 1s\n`);
+  for (let i = 0; i < 5; i++) await syncBatch(`before floe run ${i}`, 20);
+  const since = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, "../../src/cli/main.ts"),
+      "run",
+      "--config",
+      scheduled,
+      "--state-dir",
+      ws.stateDir,
+      "--log-format",
+      "json",
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (d) => {
+    output += d;
+  });
+  child.stderr.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  const store = RunStore.open(join(ws.stateDir, "floe.db"));
+  try {
+    const deadline = Date.now() + 120_000;
+    let pass: RunRecord | undefined;
+    while (Date.now() < deadline) {
+      pass = store.runs(ws.name, { kind: "maintenance", limit: 1 })[0];
+      if (pass && pass.startedAt >= since && pass.outcome !== "running") break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(pass && pass.startedAt >= since, `no maintenance pass by floe run:\n${output}`);
+    assert.equal(pass.trigger, "schedule");
+    assert.equal(pass.outcome, "complete", JSON.stringify(pass.error));
+    // The pass ran after a sync of the same process, under the same lock: a sync precedes it.
+    const sync = store.runs(ws.name, { kind: "sync", limit: 5 }).find((r) => r.startedAt >= since);
+    assert.ok(sync && sync.startedAt < pass.startedAt, "a sync ran before the pass");
+  } finally {
+    store.close();
+    child.kill("SIGTERM");
+  }
+  assert.equal(await exited, 0, output);
+  await assertModel("after floe run's pass");
 });

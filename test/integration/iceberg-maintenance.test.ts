@@ -3,7 +3,8 @@
 // model of the rows: RewriteFiles through rewriteDataFiles (row lineage kept, read back from
 // Spark's _row_id and _last_updated_sequence_number), a DV committed while a rewrite runs
 // (never lost), RewriteManifests, ExpireSnapshots (only unreferenced files removed) and
-// DeleteOrphanFiles (never a referenced or young file).
+// DeleteOrphanFiles (never a referenced or young file), and the merging of small manifests on
+// commit (MergeAppend's min-count-to-merge), row ids kept.
 import assert from "node:assert/strict";
 import { utimes } from "node:fs/promises";
 import { after, before, test } from "node:test";
@@ -234,4 +235,28 @@ test("deleteOrphanFiles removes old unreferenced files only, never a referenced 
   assert.equal(await table.io.exists(notIceberg), true);
   for (const path of reachable) assert.ok(await table.io.exists(path), `${path} kept`);
   await assertModel(table, model);
+});
+
+test("commits merge small manifests once min-count-to-merge is reached; every row keeps its _row_id", async () => {
+  const { table } = await createRestTable(`${namespace}_merge`, "merge");
+  await table.setProperties({ "commit.manifest.min-count-to-merge": "4" });
+  const model = await writeHistory(table, 3);
+  const early = await lineage(`${namespace}_merge`, "merge");
+  // Nine more commits on top, each adding a data manifest (and, for upserts, a delete manifest).
+  let next = 100n;
+  for (let c = 0; c < 9; c++) {
+    const batch = [0, 1].map(() => ({ id: next, name: `m${next++}`, amount: 1 }));
+    await table
+      .newFastAppend()
+      .appendFile(...(await writeDataFiles(table, arrowRows(table, batch))))
+      .commit();
+    for (const row of batch) model.rows.set(row.id, row);
+    const manifests = await readManifestList(table, currentSnapshot(table.metadata)!);
+    assert.ok(manifests.length <= 4, `commit ${c}: ${manifests.length} manifests`);
+  }
+  await assertModel(table, model);
+  const late = await lineage(`${namespace}_merge`, "merge");
+  for (const [id, value] of early) assert.equal(late.get(id), value, `id ${id} keeps its row id through merges`);
+  const rowIds = [...late.values()].map((v) => v.split("/")[0]);
+  assert.equal(new Set(rowIds).size, rowIds.length, "row ids are unique");
 });

@@ -5,10 +5,13 @@
 //   commit.manifest.target-size-bytes    (default 8 MiB)
 // Manifests are grouped by content and partition spec (spec "Manifests": a manifest holds one
 // kind of file of one spec). A group reaching min-count-to-merge has the manifests carried over
-// from the parent packed, oldest first, into bins of at most the target size; each bin of more
-// than one manifest becomes one manifest whose entries are EXISTING, with their sequence numbers
-// and (v3 row lineage) first_row_id as they were, so every row keeps its id. The manifests this
-// snapshot writes are kept as they are: their ADDED and DELETED entries are this commit's own.
+// from the parent packed, oldest first, into bins of at most the target size (Java packs from
+// the end too, so that the under-filled bin is the newest, merged again next time); each bin of
+// more than one manifest becomes one manifest whose entries are EXISTING, with their sequence
+// numbers and (v3 row lineage) first_row_id as they were, so every row keeps its id. Unlike
+// Java, which packs the new manifest into the newest bin and merges that bin once it holds
+// min-count manifests, the manifests this snapshot writes are kept apart: their ADDED and
+// DELETED entries stay this commit's own, whatever bin they would have fallen in.
 // A merged manifest gets a new first_row_id range on the manifest list (as Java's), which its
 // entries never use: each carries its own first_row_id.
 import type { NewManifestFile } from "../avro/manifest-writer.ts";

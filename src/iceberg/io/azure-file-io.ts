@@ -24,7 +24,7 @@ import {
   describeAzureCredentialSource,
 } from "./azure-config.ts";
 import { parseAzureLocation } from "./azure-location.ts";
-import type { FileIO, FileIOContext, FileIOFactory } from "./file-io.ts";
+import type { FileIO, FileIOContext, FileIOFactory, ListedFile } from "./file-io.ts";
 import { RefreshingCredentials } from "./refreshing-credentials.ts";
 import { StorageError, type StorageErrorKind, type StorageOperation } from "./storage-error.ts";
 
@@ -130,8 +130,33 @@ export class AzureFileIO implements FileIO {
     });
   }
 
+  /** List Blobs (flat) under the prefix, page by page; locations keep the prefix's form (abfss://, wasbs://). */
+  async *list(prefix: string): AsyncIterable<ListedFile> {
+    const { path } = parseAzureLocation(prefix);
+    const dir = path === "" || path.endsWith("/") ? path : `${path}/`;
+    const base = prefix.endsWith("/") ? prefix : `${prefix}/`;
+    try {
+      const container = await this.#container(prefix);
+      for await (const blob of container.listBlobsFlat({ prefix: dir })) {
+        yield {
+          location: base + blob.name.slice(dir.length),
+          size: blob.properties.contentLength ?? 0,
+          lastModifiedMs: blob.properties.lastModified.getTime(),
+        };
+      }
+    } catch (error) {
+      throw azureStorageError(error, "list", prefix, this.config);
+    }
+  }
+
   async #blob(location: string): Promise<BlockBlobClient> {
-    const { container, path } = parseAzureLocation(location);
+    // The SDK percent-encodes the name itself, "%" included: a literal "%" of the location
+    // (Iceberg's escaped partition values) names the same blob for every reader.
+    return (await this.#container(location)).getBlockBlobClient(parseAzureLocation(location).path);
+  }
+
+  async #container(location: string): Promise<ContainerClient> {
+    const { container } = parseAzureLocation(location);
     const url = `${this.config.accountUrl}/${encodeURIComponent(container)}`;
     const credentials = this.config.credentials;
     let client: ContainerClient;
@@ -147,9 +172,7 @@ export class AzureFileIO implements FileIO {
     } else {
       client = new ContainerClient(url, new AnonymousCredential(), this.#pipeline);
     }
-    // The SDK percent-encodes the name itself, "%" included: a literal "%" of the location
-    // (Iceberg's escaped partition values) names the same blob for every reader.
-    return client.getBlockBlobClient(path);
+    return client;
   }
 
   /** Runs one operation; a vended SAS refused is renewed and it runs once more. */

@@ -70,7 +70,7 @@ export class EqualityDeletesError extends IcebergError {
       "unsupported",
       `${table}: ${count} equality delete file(s) written by another engine apply to its live data files (e.g. ${path}); ` +
         "floe deletes rows by position and cannot tell which rows they delete. Apply them by rewriting the data files they delete from, " +
-        `e.g. in Spark: CALL <catalog>.system.rewrite_data_files(table => '${table}', options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')), then sync again`,
+        `e.g. in Spark: CALL <catalog>.system.rewrite_data_files(table => '${table}', options => map('delete-file-threshold', '1')), then sync again`,
     );
     this.name = "EqualityDeletesError";
   }

@@ -1,0 +1,97 @@
+// The Tables page's health card in a real browser (Debian's Chromium, headless, playwright-core)
+// against `floe serve`, the real broker and the real REST catalog: a job (set up through the API)
+// synced twice, its table's data files, deleted rows and snapshots shown, then Maintain now: the
+// pass's result and the last maintenance appear, and the health shows what the pass left, as the
+// API reads it. The page is screenshotted into test-artifacts/ui/.
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Page } from "playwright-core";
+import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
+import { launchBrowser } from "../../dev/browser.ts";
+import { bootstrapServers } from "../../dev/kafka.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { root } from "../../dev/services/lib.ts";
+import { startUiServer } from "../helpers/ui-server.ts";
+
+const run = `${process.pid}_${Date.now()}`;
+const prefix = `uim${run}_`;
+const jobName = `uim_${run}`;
+const artifacts = join(root, "test-artifacts", "ui");
+const HOOK = { timeout: 180_000 };
+const TEST = { timeout: 600_000 };
+
+let ui: Awaited<ReturnType<typeof startUiServer>>;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let page: Page;
+const pageErrors: string[] = [];
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  ui = await startUiServer();
+  browser = await launchBrowser();
+  page = await browser.browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(60_000);
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  await createTopics(prefix);
+}, HOOK);
+after(async () => {
+  await browser?.close();
+  await ui?.close();
+}, HOOK);
+
+async function syncNow(): Promise<void> {
+  const id = (await ui.client.post(`/api/jobs/${jobName}/sync`)).body.runId;
+  for (;;) {
+    const r = await ui.client.get(`/api/runs/${id}`);
+    if (r.body.status !== "running") return assert.equal(r.body.status, "complete", r.text);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+test("the Tables page shows each table's health, and Maintain now runs a pass", TEST, async () => {
+  const api = ui.client;
+  assert.equal(
+    (await api.post("/api/sources", { name: "kafka", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
+    201,
+  );
+  assert.equal(
+    (
+      await api.post("/api/destinations", {
+        name: "rest",
+        iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+      })
+    ).status,
+    201,
+  );
+  const job = await api.post("/api/jobs", {
+    name: jobName,
+    source: "kafka",
+    destination: "rest",
+    streams: { [`${prefix}customers`]: { mode: "upsert", dedup_keys: ["id"], table: "customers" } },
+  });
+  assert.equal(job.status, 201, job.text);
+  await producePhase(1, prefix);
+  await syncNow();
+  await producePhase(2, prefix);
+  await syncNow();
+
+  await page.goto(new URL(`#/jobs/${jobName}/tables`, ui.server.url).href);
+  const row = page.getByTestId("health-customers");
+  await row.waitFor();
+  assert.equal(await row.getByTestId("health-data-files").textContent(), "2");
+  assert.match((await page.getByTestId("last-maintenance").textContent()) ?? "", /Not maintained yet/);
+
+  await page.getByTestId("maintain-button").click();
+  const result = page.getByTestId("maintain-result");
+  await result.waitFor();
+  assert.match((await result.textContent()) ?? "", /^complete: .*customers: \d+ files compacted/);
+  await page.getByText(/Last maintenance: .* \(complete\)/).waitFor();
+  const health = (await api.get(`/api/jobs/${jobName}/health`)).body;
+  const customers = health.tables.find((t: { table: string }) => t.table === "customers");
+  assert.equal(await row.getByTestId("health-data-files").textContent(), String(customers.dataFiles));
+  assert.equal(await row.getByTestId("health-snapshots").textContent(), String(customers.snapshots));
+  await page.screenshot({ path: join(artifacts, "tables-health.png"), fullPage: true });
+  assert.deepEqual(pageErrors, []);
+});
