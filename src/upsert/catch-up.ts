@@ -1,8 +1,12 @@
 // Bringing a key index from the snapshot it reflects to the table's current one, or building it from
 // nothing, out of changes the caller reads from the table: which data files went, which rows of the
 // files that stay a deletion vector retired, and the key hashes of the files that came (from their
-// `_floe_id` column or their key columns) with their deletion vectors. Reading Parquet, manifests and
-// Puffin files is the caller's part; this is the bookkeeping.
+// key columns, or their `_floe_id` column) with their deletion vectors. Reading Parquet, manifests and
+// Puffin files is the caller's part; this is the bookkeeping. Added files come one at a time (CatchUp),
+// so that a rebuild never needs every file's hashes at once.
+//
+// Commit order decides between two live rows of one key: the later file's row (the later position
+// within a file) is the key's row, and the earlier stays a shadowed row until a commit retires it.
 import { KEY_HASH_WORDS } from "./key-hash.ts";
 import { KeyIndex } from "./key-index.ts";
 
@@ -14,6 +18,8 @@ export interface DataFileKeys {
   keyHashes: Uint32Array;
   /** Positions in its current deletion vector, in any order; absent when it has none. */
   deletedPositions?: ArrayLike<number> | BigInt64Array;
+  /** Rows without a key (their hash words are meaningless), in any order: not indexed. */
+  unkeyedRows?: ArrayLike<number>;
 }
 
 /** Rows that a deletion vector retired in a data file that stays in the table. */
@@ -42,41 +48,81 @@ export interface CatchUpReport {
   rowsIndexed: number;
   /**
    * Live rows whose key already had a live row: the table holds two rows of one key, which an upsert
-   * table must not. The later row wins; a non-zero count is worth reporting.
+   * table must not (another engine inserted a row of a key floe wrote). The later row wins; the
+   * earlier one joins index.shadowedRows, for the next commit to retire.
    */
   duplicateKeys: number;
+  /** Live rows of the added files without a key (a null dedup value): no upsert can name them. */
+  rowsWithoutKey: number;
+}
+
+/**
+ * Applies a table's changes to an index one added file at a time, so that the caller can read the
+ * files one by one (or a few ahead) and hold no more than those in memory: removals first, then
+ * each added file in commit order, then finish.
+ */
+export class CatchUp {
+  readonly index: KeyIndex;
+  readonly report: CatchUpReport = { entriesDropped: 0, rowsIndexed: 0, duplicateKeys: 0, rowsWithoutKey: 0 };
+
+  /** Drops what `removedFiles` and `deletedRows` took from the table. */
+  constructor(index: KeyIndex, removedFiles: readonly string[], deletedRows: readonly DeletedRows[]) {
+    this.index = index;
+    for (const path of removedFiles) this.report.entriesDropped += index.removeFile(path);
+    const deleted = new Map<number, Float64Array>();
+    for (const { path, positions } of deletedRows) {
+      const ordinal = index.files.ordinalOf(path);
+      if (ordinal !== undefined) deleted.set(ordinal, sortedPositions(positions));
+    }
+    if (deleted.size > 0) this.report.entriesDropped += index.removeRows(deleted);
+    // A shadowed row that went meanwhile (its file removed, a DV on it) needs no retiring any more.
+    index.shadowedRows = index.shadowedRows.filter(
+      ({ file, position }) =>
+        index.files.live[file] === 1 && !(deleted.has(file) && sortedIncludes(deleted.get(file)!, position)),
+    );
+  }
+
+  /** Indexes the live rows of a data file new to the table; files come in commit order. */
+  add(file: DataFileKeys): void {
+    const { index, report } = this;
+    // Already indexed (a commit of ours whose index update was not saved): index it anew, so that its
+    // rows do not count as duplicates of themselves.
+    report.entriesDropped += index.removeFile(file.path);
+    // Its shadowed rows are found again below; a dead ordinal may be handed to another file.
+    if (index.shadowedRows.length > 0)
+      index.shadowedRows = index.shadowedRows.filter((r) => index.files.live[r.file] === 1);
+    const ordinal = index.files.intern(file.path);
+    const deletedPositions = sortedPositions(file.deletedPositions ?? []);
+    const unkeyed = sortedPositions(file.unkeyedRows ?? []);
+    report.rowsWithoutKey += unkeyed.length;
+    const rows = file.keyHashes.length / KEY_HASH_WORDS;
+    let nextDeleted = 0;
+    let nextUnkeyed = 0;
+    for (let row = 0; row < rows; row++) {
+      while (nextDeleted < deletedPositions.length && deletedPositions[nextDeleted]! < row) nextDeleted++;
+      if (deletedPositions[nextDeleted] === row) continue;
+      while (nextUnkeyed < unkeyed.length && unkeyed[nextUnkeyed]! < row) nextUnkeyed++;
+      if (unkeyed[nextUnkeyed] === row) continue;
+      if (index.upsert(file.keyHashes, row, ordinal, row)) {
+        report.duplicateKeys++;
+        index.shadowedRows.push({ file: index.replacedFile, position: index.replacedPosition });
+      }
+      report.rowsIndexed++;
+    }
+  }
+
+  /** The index now reflects `snapshotId`. */
+  finish(snapshotId: bigint): CatchUpReport {
+    this.index.snapshotId = snapshotId;
+    return this.report;
+  }
 }
 
 /** Applies `changes` to `index`, which afterwards reflects changes.snapshotId. */
 export function catchUp(index: KeyIndex, changes: TableChanges): CatchUpReport {
-  let entriesDropped = 0;
-  for (const path of changes.removedFiles) entriesDropped += index.removeFile(path);
-  const deleted = new Map<number, Float64Array>();
-  for (const { path, positions } of changes.deletedRows) {
-    const ordinal = index.files.ordinalOf(path);
-    if (ordinal !== undefined) deleted.set(ordinal, sortedPositions(positions));
-  }
-  if (deleted.size > 0) entriesDropped += index.removeRows(deleted);
-
-  let rowsIndexed = 0;
-  let duplicateKeys = 0;
-  for (const file of changes.addedFiles) {
-    // Already indexed (a commit of ours whose index update was not saved): index it anew, so that its
-    // rows do not count as duplicates of themselves.
-    entriesDropped += index.removeFile(file.path);
-    const ordinal = index.files.intern(file.path);
-    const deletedPositions = sortedPositions(file.deletedPositions ?? []);
-    const rows = file.keyHashes.length / KEY_HASH_WORDS;
-    let nextDeleted = 0;
-    for (let row = 0; row < rows; row++) {
-      while (nextDeleted < deletedPositions.length && deletedPositions[nextDeleted]! < row) nextDeleted++;
-      if (deletedPositions[nextDeleted] === row) continue;
-      if (index.upsert(file.keyHashes, row, ordinal, row)) duplicateKeys++;
-      rowsIndexed++;
-    }
-  }
-  index.snapshotId = changes.snapshotId;
-  return { entriesDropped, rowsIndexed, duplicateKeys };
+  const run = new CatchUp(index, changes.removedFiles, changes.deletedRows);
+  for (const file of changes.addedFiles) run.add(file);
+  return run.finish(changes.snapshotId);
 }
 
 /** A new index of the live data files of the table at `snapshotId`, given in commit order. */
@@ -96,4 +142,17 @@ function sortedPositions(positions: ArrayLike<number> | BigInt64Array): Float64A
   const sorted = new Float64Array(positions.length);
   for (let i = 0; i < positions.length; i++) sorted[i] = Number(positions[i]!);
   return sorted.sort();
+}
+
+function sortedIncludes(values: Float64Array, value: number): boolean {
+  let low = 0;
+  let high = values.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const v = values[middle]!;
+    if (v < value) low = middle + 1;
+    else if (v > value) high = middle - 1;
+    else return true;
+  }
+  return false;
 }

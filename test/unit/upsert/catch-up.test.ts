@@ -24,7 +24,7 @@ function snapshotOne(): KeyIndex {
     dataFile("a", [0, 1, 2, 3, 4], [3]),
     dataFile("b", [5, 6, 7, 8, 9, 3]),
   ]);
-  assert.deepEqual(report, { entriesDropped: 0, rowsIndexed: 10, duplicateKeys: 0 });
+  assert.deepEqual(report, { entriesDropped: 0, rowsIndexed: 10, duplicateKeys: 0, rowsWithoutKey: 0 });
   return index;
 }
 
@@ -45,7 +45,7 @@ describe("catch-up", () => {
       deletedRows: [],
       addedFiles: [dataFile("c", [9, 8, 7, 6, 5, 4, 3, 2, 1, 0])],
     });
-    assert.deepEqual(report, { entriesDropped: 10, rowsIndexed: 10, duplicateKeys: 0 });
+    assert.deepEqual(report, { entriesDropped: 10, rowsIndexed: 10, duplicateKeys: 0, rowsWithoutKey: 0 });
     assert.equal(index.snapshotId, 2n);
     for (let key = 0; key < 10; key++) assert.equal(where(index, key), `c@${9 - key}`);
     assert.deepEqual(index.files.paths(), ["c"]);
@@ -62,7 +62,7 @@ describe("catch-up", () => {
       ],
       addedFiles: [dataFile("d", [3, 10, 6], [2])], // key 6 deleted again in the same span
     });
-    assert.deepEqual(report, { entriesDropped: 2, rowsIndexed: 2, duplicateKeys: 0 });
+    assert.deepEqual(report, { entriesDropped: 2, rowsIndexed: 2, duplicateKeys: 0, rowsWithoutKey: 0 });
     assert.equal(where(index, 3), "d@0");
     assert.equal(where(index, 10), "d@1");
     assert.equal(where(index, 6), undefined);
@@ -92,7 +92,7 @@ describe("catch-up", () => {
       deletedRows: [],
       addedFiles: [dataFile("f", [0, 30, 30]), dataFile("g", [30])],
     });
-    assert.deepEqual(report, { entriesDropped: 0, rowsIndexed: 4, duplicateKeys: 3 });
+    assert.deepEqual(report, { entriesDropped: 0, rowsIndexed: 4, duplicateKeys: 3, rowsWithoutKey: 0 });
     assert.equal(where(index, 0), "f@0");
     assert.equal(where(index, 30), "g@0");
   });
@@ -105,7 +105,7 @@ describe("catch-up", () => {
       deletedRows: [],
       addedFiles: [dataFile("b", [5, 6, 7, 8, 9, 3], [0])],
     });
-    assert.deepEqual(report, { entriesDropped: 6, rowsIndexed: 5, duplicateKeys: 0 });
+    assert.deepEqual(report, { entriesDropped: 6, rowsIndexed: 5, duplicateKeys: 0, rowsWithoutKey: 0 });
     assert.equal(where(index, 5), undefined);
     assert.equal(where(index, 3), "b@5");
   });
