@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { catchUp, type DataFileKeys, rebuildKeyIndex } from "../../../src/upsert/catch-up.ts";
 import { hashKey, KEY_HASH_WORDS, keyHashes } from "../../../src/upsert/key-hash.ts";
 import type { KeyIndex } from "../../../src/upsert/key-index.ts";
+import { planDeletes, recordCommit } from "../../../src/upsert/plan-deletes.ts";
 
 /** A data file whose row r holds key keys[r]. */
 function dataFile(path: string, keys: number[], deletedPositions?: number[]): DataFileKeys {
@@ -95,6 +96,55 @@ describe("catch-up", () => {
     assert.deepEqual(report, { entriesDropped: 0, rowsIndexed: 4, duplicateKeys: 3, rowsWithoutKey: 0 });
     assert.equal(where(index, 0), "f@0");
     assert.equal(where(index, 30), "g@0");
+    // The earlier rows stay in the table until a commit retires them.
+    assert.deepEqual(
+      index.shadowedRows.map((r) => `${index.files.path(r.file)}@${r.position}`),
+      ["a@0", "f@1", "f@2"],
+    );
+    const plan = planDeletes(index, keyHashes(0), { messages: new Uint32Array(0), ops: new Uint8Array(0) });
+    assert.deepEqual(
+      plan.files.map((f) => [f.path, [...f.positions]]),
+      [
+        ["a", [0]],
+        ["f", [1, 2]],
+      ],
+    );
+    assert.equal(plan.duplicatesRetired, 3);
+    recordCommit(index, keyHashes(0), { messages: new Uint32Array(0), ops: new Uint8Array(0) }, [], 3n);
+    assert.deepEqual(index.shadowedRows, []);
+  });
+
+  test("a shadowed row that went meanwhile (file removed, or a DV on it) needs no retiring", () => {
+    const index = snapshotOne();
+    catchUp(index, {
+      snapshotId: 2n,
+      removedFiles: [],
+      deletedRows: [],
+      addedFiles: [dataFile("f", [0, 5, 31, 31])],
+    });
+    assert.equal(index.shadowedRows.length, 3); // a@0, b@0, f@2
+    catchUp(index, {
+      snapshotId: 3n,
+      removedFiles: ["a"],
+      deletedRows: [{ path: "f", positions: [2] }],
+      addedFiles: [],
+    });
+    assert.deepEqual(
+      index.shadowedRows.map((r) => `${index.files.path(r.file)}@${r.position}`),
+      ["b@0"],
+    );
+  });
+
+  test("rows without a key are not indexed, and counted", () => {
+    const index = snapshotOne();
+    const report = catchUp(index, {
+      snapshotId: 2n,
+      removedFiles: [],
+      deletedRows: [],
+      addedFiles: [{ ...dataFile("u", [50, 0, 51]), unkeyedRows: [1] }],
+    });
+    assert.deepEqual(report, { entriesDropped: 0, rowsIndexed: 2, duplicateKeys: 0, rowsWithoutKey: 1 });
+    assert.equal(where(index, 0), "a@0");
   });
 
   test("a file the index already holds is indexed anew, not counted as duplicates", () => {
