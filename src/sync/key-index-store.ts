@@ -108,6 +108,10 @@ export class KeyIndexStore {
         index,
         [...before.dataFiles.keys()].filter((path) => !now.dataFiles.has(path)),
         await changedDeletionVectors(table, before, now, this.concurrency),
+        (path) => {
+          const sequence = now.dataFiles.get(path)?.entry.sequenceNumber;
+          return sequence === undefined ? undefined : Number(sequence);
+        },
       );
       files = [...now.dataFiles.values()].filter(({ entry }) => !before.dataFiles.has(entry.file.filePath));
     } else {
@@ -116,7 +120,9 @@ export class KeyIndexStore {
     }
     // Commit order (ascending data sequence number): on a key found in two files, the later wins.
     files.sort((a, b) => Number(a.entry.sequenceNumber! - b.entry.sequenceNumber!));
-    for await (const keys of inOrder(files, this.concurrency, ({ entry }) => reader.read(entry.file))) {
+    for await (const keys of inOrder(files, this.concurrency, ({ entry }) =>
+      reader.read(entry.file, entry.sequenceNumber!),
+    )) {
       run.add(keys);
     }
     const report: CatchUpReport = run.finish(targetId);
@@ -210,15 +216,17 @@ class KeyReader {
     }
   }
 
-  /** The key hashes of a data file's rows and its deleted rows. */
-  async read(file: DataFile): Promise<DataFileKeys> {
+  /** The key hashes of a data file's rows, its deleted rows, and when its rows were last updated. */
+  async read(file: DataFile, sequenceNumber: bigint): Promise<DataFileKeys> {
     const path = file.filePath;
-    const schema = currentSchema(this.table.metadata);
+    const current = currentSchema(this.table.metadata);
+    // The row lineage column is no field of the table schema; a file that lacks it reads as nulls.
+    const schema = { ...current, fields: [...current.fields, LAST_UPDATED_SEQUENCE_NUMBER] };
     const fields = this.keyColumns ?? [this.floeId!];
     const { rowCount, columns } = await readKeyColumns(
       await this.source(file),
       schema,
-      fields.map((f) => f.id),
+      [...fields.map((f) => f.id), LAST_UPDATED_SEQUENCE_NUMBER.id],
       path,
     );
     this.filesRead++;
@@ -228,7 +236,14 @@ class KeyReader {
       : floeIds(values[0]!);
     const dv = this.plan.deletionVectors.get(path);
     const deletedPositions = dv ? (await readDeletedPositions(this.table.io, dv.entry.file)).toArray() : undefined;
-    return { path, keyHashes: hashes, deletedPositions, unkeyedRows: unkeyed };
+    return {
+      path,
+      keyHashes: hashes,
+      deletedPositions,
+      unkeyedRows: unkeyed,
+      sequenceNumber: Number(sequenceNumber),
+      rowSequenceNumbers: rowSequences(columns.get(LAST_UPDATED_SEQUENCE_NUMBER.id)!),
+    };
   }
 
   /** A data file's bytes when small, else ranged reads of it (the footer, then the key column chunks). */
@@ -252,6 +267,23 @@ class KeyReader {
       },
     };
   }
+}
+
+/**
+ * `_last_updated_sequence_number` (spec "Row Lineage", reserved field id 2147483540): null in a
+ * file means the row inherits the file's data sequence number; a row a writer copied keeps its own.
+ */
+const LAST_UPDATED_SEQUENCE_NUMBER: NestedField = {
+  id: 2147483540,
+  name: "_last_updated_sequence_number",
+  required: false,
+  type: "long",
+};
+
+/** The stored sequence numbers (NaN for null), or undefined when no row has one: floe's own files. */
+function rowSequences(values: readonly unknown[]): Float64Array | undefined {
+  if (!values.some((v) => v != null)) return undefined;
+  return Float64Array.from(values, (v) => (v == null ? Number.NaN : Number(v as bigint)));
 }
 
 /** Key hashes from a `_floe_id` column; a row without a readable one has no key. */

@@ -5,8 +5,11 @@
 // Puffin files is the caller's part; this is the bookkeeping. Added files come one at a time (CatchUp),
 // so that a rebuild never needs every file's hashes at once.
 //
-// Commit order decides between two live rows of one key: the later file's row (the later position
-// within a file) is the key's row, and the earlier stays a shadowed row until a commit retires it.
+// Between two live rows of one key, the one updated last is the key's row, and the other stays a
+// shadowed row until a commit retires it. "Last" is the row's last-updated sequence number (v3 row
+// lineage) when the files say: a copy-on-write rewrite or a compaction copies an old row into a new
+// file, and the copy must not win over a row written in between; otherwise commit order, the later
+// file (the later position within a file) winning.
 import { KEY_HASH_WORDS } from "./key-hash.ts";
 import { KeyIndex } from "./key-index.ts";
 
@@ -20,6 +23,13 @@ export interface DataFileKeys {
   deletedPositions?: ArrayLike<number> | BigInt64Array;
   /** Rows without a key (their hash words are meaningless), in any order: not indexed. */
   unkeyedRows?: ArrayLike<number>;
+  /** The file's data sequence number: when its rows were last updated, unless rowSequenceNumbers says. */
+  sequenceNumber?: number;
+  /**
+   * Each row's `_last_updated_sequence_number` where the file stores one (v3 row lineage: a row that
+   * a compaction or a copy-on-write copied keeps its original's), NaN where it inherits the file's.
+   */
+  rowSequenceNumbers?: Float64Array;
 }
 
 /** Rows that a deletion vector retired in a data file that stays in the table. */
@@ -65,9 +75,22 @@ export class CatchUp {
   readonly index: KeyIndex;
   readonly report: CatchUpReport = { entriesDropped: 0, rowsIndexed: 0, duplicateKeys: 0, rowsWithoutKey: 0 };
 
-  /** Drops what `removedFiles` and `deletedRows` took from the table. */
-  constructor(index: KeyIndex, removedFiles: readonly string[], deletedRows: readonly DeletedRows[]) {
+  /** Sequence numbers of the rows of files added in this run, by ordinal. */
+  readonly #sequences = new Map<number, { file: number; rows: Float64Array | undefined }>();
+  readonly #sequenceOf: (path: string) => number | undefined;
+
+  /**
+   * Drops what `removedFiles` and `deletedRows` took from the table. `sequenceOf`: the data sequence
+   * number of a data file the index already holds, to order a duplicate against its row.
+   */
+  constructor(
+    index: KeyIndex,
+    removedFiles: readonly string[],
+    deletedRows: readonly DeletedRows[],
+    sequenceOf: (path: string) => number | undefined = () => undefined,
+  ) {
     this.index = index;
+    this.#sequenceOf = sequenceOf;
     for (const path of removedFiles) this.report.entriesDropped += index.removeFile(path);
     const deleted = new Map<number, Float64Array>();
     for (const { path, positions } of deletedRows) {
@@ -92,6 +115,9 @@ export class CatchUp {
     if (index.shadowedRows.length > 0)
       index.shadowedRows = index.shadowedRows.filter((r) => index.files.live[r.file] === 1);
     const ordinal = index.files.intern(file.path);
+    const fileSequence = file.sequenceNumber ?? Number.NaN;
+    const rowSequences = file.rowSequenceNumbers;
+    this.#sequences.set(ordinal, { file: fileSequence, rows: rowSequences });
     const deletedPositions = sortedPositions(file.deletedPositions ?? []);
     const unkeyed = sortedPositions(file.unkeyedRows ?? []);
     report.rowsWithoutKey += unkeyed.length;
@@ -105,10 +131,27 @@ export class CatchUp {
       if (unkeyed[nextUnkeyed] === row) continue;
       if (index.upsert(file.keyHashes, row, ordinal, row)) {
         report.duplicateKeys++;
-        index.shadowedRows.push({ file: index.replacedFile, position: index.replacedPosition });
+        const other = { file: index.replacedFile, position: index.replacedPosition };
+        const rowSequence =
+          rowSequences !== undefined && !Number.isNaN(rowSequences[row]!) ? rowSequences[row]! : fileSequence;
+        if (this.#sequenceAt(other.file, other.position) > rowSequence) {
+          // The row found earlier was updated later (this one is an older row's copy): it stays the key's.
+          index.upsert(file.keyHashes, row, other.file, other.position);
+          index.shadowedRows.push({ file: ordinal, position: row });
+        } else {
+          index.shadowedRows.push(other);
+        }
       }
       report.rowsIndexed++;
     }
+  }
+
+  /** The last-updated sequence number of a row in the index; NaN when unknown (compares as neither later nor earlier). */
+  #sequenceAt(ordinal: number, position: number): number {
+    const added = this.#sequences.get(ordinal);
+    if (added === undefined) return this.#sequenceOf(this.index.files.path(ordinal)) ?? Number.NaN;
+    const row = added.rows?.[position];
+    return row !== undefined && !Number.isNaN(row) ? row : added.file;
   }
 
   /** The index now reflects `snapshotId`. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { catchUp, type DataFileKeys, rebuildKeyIndex } from "../../../src/upsert/catch-up.ts";
+import { CatchUp, catchUp, type DataFileKeys, rebuildKeyIndex } from "../../../src/upsert/catch-up.ts";
 import { hashKey, KEY_HASH_WORDS, keyHashes } from "../../../src/upsert/key-hash.ts";
 import type { KeyIndex } from "../../../src/upsert/key-index.ts";
 import { planDeletes, recordCommit } from "../../../src/upsert/plan-deletes.ts";
@@ -133,6 +133,30 @@ describe("catch-up", () => {
       index.shadowedRows.map((r) => `${index.files.path(r.file)}@${r.position}`),
       ["b@0"],
     );
+  });
+
+  test("a copy of an older row (row lineage kept by a copy-on-write rewrite) does not win over a row written in between", () => {
+    // Sequence 1: a holds 0..4. 2: another writer inserts key 3 again (file s). 3: a copy-on-write
+    // rewrite of a copies its rows into r, keeping their last-updated sequence number 1; its new
+    // row of key 9 has none (it inherits 3).
+    const { index } = rebuildKeyIndex("t", 1n, [{ ...dataFile("a", [0, 1, 2, 3, 4]), sequenceNumber: 1 }]);
+    const sequences = new Map([["s", 2]]);
+    const run = new CatchUp(index, ["a"], [], (path) => sequences.get(path));
+    run.add({ ...dataFile("s", [3]), sequenceNumber: 2 });
+    run.add({
+      ...dataFile("r", [0, 1, 2, 3, 4, 9]),
+      sequenceNumber: 3,
+      rowSequenceNumbers: Float64Array.of(1, 1, 1, 1, 1, Number.NaN),
+    });
+    const report = run.finish(3n);
+    assert.equal(report.duplicateKeys, 1);
+    assert.equal(where(index, 3), "s@0");
+    assert.equal(where(index, 9), "r@5");
+    assert.deepEqual(
+      index.shadowedRows.map((r) => `${index.files.path(r.file)}@${r.position}`),
+      ["r@3"],
+    );
+    assert.equal(index.size, 6);
   });
 
   test("rows without a key are not indexed, and counted", () => {
