@@ -1,10 +1,12 @@
 // Rebuilding the upsert key index from nothing (a lost state directory, a new container): seconds
 // and peak RSS at 10M keys, for this checkout and, to compare, for another one (an older commit).
 //
-//   node bench/key-index-rebuild.ts [--keys 10000000] [--files 100] [--dir DIR] [--root CHECKOUT ...]
+//   node bench/key-index-rebuild.ts [--keys 10000000] [--files 100] [--payload 0] [--dir DIR] [--root CHECKOUT ...]
 //
 // The table is a real floe upsert table in the embedded SQLite catalog: floe's system columns plus
-// id (long, the dedup key) and v (string), written by the sync's own row writer (`_floe_id` from
+// id (long, the dedup key) and v (string; --payload characters of random text per row make the
+// table that much larger, as real rows do, which the key columns' reads must not notice), written
+// by the sync's own row writer (`_floe_id` from
 // the same key hashing), `--files` Parquet files of keys/files rows each, one FastAppend per file,
 // then one upsert that rewrites every 1000th key (new rows in one file, a deletion vector on each
 // file). Built once into DIR (default: a temporary directory, removed after) and reused when DIR
@@ -17,6 +19,7 @@
 // child checks the index (size == keys; sampled keys found where the model says) and prints
 // seconds, peak RSS (process.resourceUsage().maxRSS) and the RSS before the rebuild.
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -28,6 +31,7 @@ const { values } = parseArgs({
   options: {
     keys: { type: "string", default: "10000000" },
     files: { type: "string", default: "100" },
+    payload: { type: "string", default: "0" },
     dir: { type: "string" },
     root: { type: "string", multiple: true },
     // Internal: one measured rebuild in this process, figures as JSON on stdout.
@@ -37,6 +41,7 @@ const { values } = parseArgs({
 const KEYS = Number(values.keys);
 const FILES = Number(values.files);
 const ROWS_PER_FILE = Math.ceil(KEYS / FILES);
+const PAYLOAD = Number(values.payload);
 /** Every UPDATE_EVERY-th key is upserted once more after the first load. */
 const UPDATE_EVERY = 1000;
 const NAMESPACE = "bench";
@@ -88,6 +93,10 @@ async function build(dir: string): Promise<void> {
     ),
   );
   const schema = currentSchema(table.metadata);
+  // Random text that zstd cannot shrink much: a row's value is a slice of it at a varying offset.
+  const noise = randomBytes(1 << 20).toString("base64");
+  const payload = (id: number) =>
+    PAYLOAD === 0 ? "" : noise.slice((id * 7919) % (noise.length - PAYLOAD)).slice(0, PAYLOAD);
   /** Rows of keys `ids`, as a sync writes them: a data file per call. */
   const writeRows = async (ids: number[], tag: string) => {
     const rows = {
@@ -97,13 +106,13 @@ async function build(dir: string): Promise<void> {
       timestamps: ids.map(() => 1_700_000_000_000n),
       keys: ids.map((id) => kafkaKeyText(Buffer.from(String(id)))),
       keyRecords: ids.map(() => null),
-      records: ids.map((id) => ({ id, v: `${tag}-${id}` })),
+      records: ids.map((id) => ({ id, v: `${tag}-${id}${payload(id)}` })),
       typed: false,
     };
     const hashes = hashRowKeys(rows, ["id"], schema);
     const batch = new RowBatch(schema, rows.count);
     for (let i = 0; i < rows.count; i++) batch.append(rows, i, "c", hashes);
-    const files = await writeDataFiles(table, batch.builder.build());
+    const files = await writeDataFiles(table, batch.builder.build(), { targetFileSizeBytes: 1024 * 1024 * 1024 });
     if (files.length !== 1) throw new Error(`expected one data file, got ${files.length}`);
     return files[0];
   };
@@ -129,7 +138,7 @@ async function build(dir: string): Promise<void> {
   }
   await delta.commit();
   await catalog.close();
-  writeFileSync(join(dir, "built.json"), JSON.stringify({ keys: KEYS, files: FILES }));
+  writeFileSync(join(dir, "built.json"), JSON.stringify({ keys: KEYS, files: FILES, payload: PAYLOAD }));
   console.error(`built ${KEYS} keys in ${FILES} files in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -210,10 +219,12 @@ if (values.measure) {
     const built = existsSync(join(dir, "built.json"))
       ? JSON.parse(readFileSync(join(dir, "built.json"), "utf8"))
       : null;
-    if (built && (built.keys !== KEYS || built.files !== FILES)) {
-      throw new Error(`${dir} holds a table of ${built.keys} keys in ${built.files} files; use another --dir`);
+    if (built && (built.keys !== KEYS || built.files !== FILES || (built.payload ?? 0) !== PAYLOAD)) {
+      throw new Error(`${dir} holds another table (${JSON.stringify(built)}); use another --dir`);
     }
     if (!built) await build(dir);
+    const bytes = spawnSync("du", ["-sb", join(dir, "warehouse")], { encoding: "utf8" }).stdout.split("\t")[0];
+    console.log(`table: ${KEYS} keys, ${FILES + 1} data files, ${(Number(bytes) / 2 ** 20).toFixed(0)} MiB`);
     const counts = await duckdbCounts(dir);
     if (typeof counts === "string") {
       console.log(counts);

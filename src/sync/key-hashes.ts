@@ -82,7 +82,12 @@ export function hashStoredKeys(
 ): { hashes: Uint32Array; unkeyed: number[] } {
   const unkeyed: number[] = [];
   for (let row = 0; row < rowCount; row++) {
-    if (columns.some((values) => values[row] == null)) unkeyed.push(row);
+    for (const values of columns) {
+      if (values[row] == null) {
+        unkeyed.push(row);
+        break;
+      }
+    }
   }
   const hashes = hashKeyValues(
     rowCount,
