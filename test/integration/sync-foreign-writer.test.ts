@@ -16,6 +16,7 @@ import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { parseJob } from "../../src/config/load-job.ts";
+import { SYSTEM_COLUMNS } from "../../src/decode/system-columns.ts";
 import type { SyncReport } from "../../src/sync/sync.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
@@ -87,6 +88,10 @@ async function upsert(ids: number[], step: string): Promise<SyncReport["tables"]
   return report.tables[0]!;
 }
 
+/** floe's system columns: another engine's rows leave them null (Spark wants every column named). */
+const SYSTEM = SYSTEM_COLUMNS.map((c) => c.name).join(", ");
+const NULLS = SYSTEM_COLUMNS.map(() => "NULL").join(", ");
+
 /** Spark's INSERT, MERGE, UPDATE of the dedup column and DELETE on keys `k`, and the model after them. */
 async function sparkWrites(k: {
   insert: number[];
@@ -96,13 +101,13 @@ async function sparkWrites(k: {
   del: number;
 }) {
   await readers.spark(
-    `INSERT INTO ${table} (id, v) VALUES ${k.insert.map((id) => `(${id}, 'spark${id}')`).join(", ")}`,
+    `INSERT INTO ${table} (id, v, ${SYSTEM}) VALUES ${k.insert.map((id) => `(${id}, 'spark${id}', ${NULLS})`).join(", ")}`,
   );
   for (const id of k.insert) model.get(id)!.push(`spark${id}`);
   await readers.spark(
     `MERGE INTO ${table} t USING (SELECT CAST(${k.merge} AS BIGINT) AS id, 'spark${k.merge}' AS v UNION ALL SELECT CAST(${k.mergeNew} AS BIGINT), 'spark${k.mergeNew}') s ON t.id = s.id
      WHEN MATCHED THEN UPDATE SET t.v = s.v, t._floe_id = NULL
-     WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)`,
+     WHEN NOT MATCHED THEN INSERT (id, v, ${SYSTEM}) VALUES (s.id, s.v, ${NULLS})`,
   );
   model.set(k.merge, [`spark${k.merge}`]);
   model.set(k.mergeNew, [`spark${k.mergeNew}`]);
