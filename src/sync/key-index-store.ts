@@ -270,11 +270,11 @@ class KeyReader {
 }
 
 /**
- * `_last_updated_sequence_number` (spec "Row Lineage", reserved field id 2147483540): null in a
+ * `_last_updated_sequence_number` (spec "Row Lineage", reserved field id 2147483539; `_row_id` is 2147483540): null in a
  * file means the row inherits the file's data sequence number; a row a writer copied keeps its own.
  */
 const LAST_UPDATED_SEQUENCE_NUMBER: NestedField = {
-  id: 2147483540,
+  id: 2147483539,
   name: "_last_updated_sequence_number",
   required: false,
   type: "long",
