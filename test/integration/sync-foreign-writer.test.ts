@@ -3,8 +3,10 @@
 // keys the table holds (no _floe_id: two rows of one key), MERGEs (an update of an existing key,
 // an insert of a new one, both without _floe_id), UPDATEs a dedup column (the row keeps the old
 // key's _floe_id), and DELETEs a key; first with Spark's default copy-on-write, then with
-// merge-on-read (Spark's deletion vectors). After each round floe upserts every key Spark touched,
-// and DuckDB, PyIceberg and Spark read exactly the model: one row per key, floe's latest message.
+// merge-on-read (Spark's deletion vectors). After each round floe upserts the keys Spark touched
+// but one of those it inserted twice, and DuckDB, PyIceberg and Spark read exactly the model: one
+// row per key, floe's latest message, or for that key Spark's row, updated last (by row lineage:
+// Spark's copy-on-write copied floe's older row of it into a newer file).
 // Last, Spark's rewrite_data_files compacts the table and the next sync catches its key index up
 // by reading only the files the rewrite added, not by a rebuild.
 import assert from "node:assert/strict";
