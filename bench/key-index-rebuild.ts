@@ -17,7 +17,7 @@
 // checkout (`--root`, default this one; e.g. a `git worktree add /tmp/old <commit>` with
 // node_modules linked), opens the table and rebuilds the index into an empty state directory. The
 // child checks the index (size == keys; sampled keys found where the model says) and prints
-// seconds, peak RSS (process.resourceUsage().maxRSS) and the RSS before the rebuild.
+// seconds, CPU seconds, peak RSS (process.resourceUsage().maxRSS) and the RSS before the rebuild.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -50,6 +50,8 @@ const TABLE = "accounts";
 interface Figures {
   root: string;
   seconds: number;
+  /** User plus system CPU seconds of the rebuild: steadier than seconds on a shared machine. */
+  cpuSeconds: number;
   peakRssMiB: number;
   rssBeforeMiB: number;
   keys: number;
@@ -154,8 +156,11 @@ async function measure(dir: string, root: string): Promise<Figures> {
     const rssBefore = process.memoryUsage().rss;
     const store = new KeyIndexStore(stateDir, table, ["id"]);
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const index = await store.open(table);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const peakRssMiB = process.resourceUsage().maxRSS / 1024;
     // What was built: every key once, an upserted key in the upsert's file, another in its first file.
     if (index.size !== KEYS) throw new Error(`${root}: the index holds ${index.size} keys, not ${KEYS}`);
@@ -173,6 +178,7 @@ async function measure(dir: string, root: string): Promise<Figures> {
     return {
       root,
       seconds,
+      cpuSeconds,
       peakRssMiB,
       rssBeforeMiB: rssBefore / 2 ** 20,
       keys: index.size,
@@ -259,7 +265,7 @@ if (values.measure) {
           ? ""
           : `, ${f.dataFilesRead} files, ${(f.bytesRead! / 2 ** 20).toFixed(0)} MiB read`;
       console.log(
-        `${f.root}: rebuilt ${f.keys} keys in ${f.seconds.toFixed(1)} s, peak RSS ${f.peakRssMiB.toFixed(0)} MiB (${f.rssBeforeMiB.toFixed(0)} MiB before)${read}`,
+        `${f.root}: rebuilt ${f.keys} keys in ${f.seconds.toFixed(1)} s (${f.cpuSeconds.toFixed(1)} s CPU), peak RSS ${f.peakRssMiB.toFixed(0)} MiB (${f.rssBeforeMiB.toFixed(0)} MiB before)${read}`,
       );
     }
   } finally {
