@@ -46,6 +46,18 @@ export function reportToText(report: SyncReport): string {
       );
     }
     if (t.skipped > 0) notes.push(`${t.table}: ${t.skipped} bad messages skipped (on_error: skip)`);
+    if ((t.duplicatesRetired ?? 0) > 0) {
+      notes.push(
+        `${t.table}: ${t.duplicatesRetired} rows deleted that shared a key with a later row (another engine wrote them)`,
+      );
+    }
+    const unkeyed = (t.keyIndex ?? []).reduce((sum, k) => sum + k.rowsWithoutKey, 0);
+    if (unkeyed > 0)
+      notes.push(
+        `${t.table}: ${unkeyed} rows floe cannot match by key (a null dedup value, or no _floe_id where only it holds the key)`,
+      );
+    const rebuilt = t.keyIndex?.find((k) => k.how === "rebuilt");
+    if (rebuilt) notes.push(`${t.table}: key index rebuilt from ${rebuilt.dataFilesRead} data files`);
   }
   notes.push(...skippedTopicLines(report.skippedTopics));
   for (const r of report.recreatedTopics) {

@@ -128,6 +128,10 @@ function mergeReports(a: TableReport, b: TableReport): TableReport {
     deletionVectorsAdded: a.deletionVectorsAdded + b.deletionVectorsAdded,
     recordsAdded: a.recordsAdded + b.recordsAdded,
     positionsDeleted: a.positionsDeleted + b.positionsDeleted,
+    ...(a.duplicatesRetired !== undefined || b.duplicatesRetired !== undefined
+      ? { duplicatesRetired: (a.duplicatesRetired ?? 0) + (b.duplicatesRetired ?? 0) }
+      : {}),
+    ...(a.keyIndex || b.keyIndex ? { keyIndex: [...(a.keyIndex ?? []), ...(b.keyIndex ?? [])] } : {}),
     deadLetters: a.deadLetters + b.deadLetters,
     skipped: a.skipped + b.skipped,
     tombstonesIgnored: a.tombstonesIgnored + b.tombstonesIgnored,

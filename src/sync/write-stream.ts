@@ -22,7 +22,7 @@ import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-dele
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import { hashRowKeys } from "./key-hashes.ts";
-import { KeyIndexStore } from "./key-index-store.ts";
+import { type KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
 import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
 import { RowBatch } from "./row-batch.ts";
 import { advancePosition, type KafkaPosition, samePosition, type TopicIds } from "./snapshot-offsets.ts";
@@ -38,6 +38,13 @@ export interface TableReport {
   deletionVectorsAdded: number;
   recordsAdded: number;
   positionsDeleted: number;
+  /**
+   * Of positionsDeleted, rows that shared a key with a later row (another engine inserted a row of
+   * a key the table held): retired so that the table holds one row per key again.
+   */
+  duplicatesRetired?: number;
+  /** How the upsert key index was brought to each parent this round committed on (upsert only). */
+  keyIndex?: KeyIndexActivity[];
   deadLetters: number;
   skipped: number;
   tombstonesIgnored: number;
@@ -210,6 +217,8 @@ async function commitRound(
     report.recordsAdded = rowMessages.length;
     report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
     report.positionsDeleted = deletes.positionsDeleted;
+    report.duplicatesRetired = deletes.duplicatesRetired;
+    report.keyIndex = store.activity;
   }
   // What this sync now claims: where it started, advanced by what it committed. Not the table's
   // position, which can hold another writer's offsets of partitions this sync is still reading

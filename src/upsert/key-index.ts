@@ -45,6 +45,16 @@ export class KeyIndex {
   #size = 0;
   /** Entries of removed data files still occupying slots. */
   #reclaimable = 0;
+  /** Where the live row that the last upsert displaced was (valid when it returned true). */
+  #replacedFile = NO_FILE;
+  #replacedPosition = 0;
+  /**
+   * Live rows of the table that are not their key's live row: the earlier of two rows of one key
+   * that catching up found (another engine inserted a row of a key the table held). Nothing but
+   * a deletion vector makes the table hold one row per key again, so the next commit retires
+   * them (plan-deletes.ts). Kept in memory only: the index is saved after that commit.
+   */
+  shadowedRows: { file: number; position: number }[] = [];
 
   constructor(scope: string, snapshotId: bigint | null = null, expectedKeys = 0) {
     this.scope = scope;
@@ -107,6 +117,10 @@ export class KeyIndex {
     if (slot >= 0) {
       const previous = this.#slots[slot * ENTRY_WORDS + FILE]!;
       hadLiveRow = this.files.live[previous] === 1;
+      if (hadLiveRow) {
+        this.#replacedFile = previous;
+        this.#replacedPosition = this.positionAt(slot);
+      }
       if (!hadLiveRow) this.#reclaimable--;
       this.files.dropEntry(previous);
     } else {
@@ -124,6 +138,16 @@ export class KeyIndex {
     this.#slots[w + POSITION_LOW] = position >>> 0;
     this.#slots[w + POSITION_HIGH] = Math.floor(position / TWO_32);
     return hadLiveRow;
+  }
+
+  /** The data file ordinal of the live row that the last upsert returning true displaced. */
+  get replacedFile(): number {
+    return this.#replacedFile;
+  }
+
+  /** The row position of the live row that the last upsert returning true displaced. */
+  get replacedPosition(): number {
+    return this.#replacedPosition;
   }
 
   /** Forgets key hash number `index`; returns whether it had a live row. */

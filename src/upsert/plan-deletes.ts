@@ -20,14 +20,20 @@ export interface DeletePlan {
   files: DataFileDeletes[];
   /** Positions in all files. */
   positionsDeleted: number;
+  /** Of those, the index's shadowed rows: the earlier of two live rows of one key. */
+  duplicatesRetired: number;
 }
 
-/** The rows that `winners` of the batch with key hashes `hashes` retire, per data file. */
+/**
+ * The rows that `winners` of the batch with key hashes `hashes` retire, per data file, and the
+ * index's shadowed rows: a commit is the only way to leave one row per key in the table.
+ */
 export function planDeletes(index: KeyIndex, hashes: Uint32Array, winners: BatchWinners): DeletePlan {
   const { messages, ops } = winners;
+  const shadowed = index.shadowedRows.filter((r) => index.files.live[r.file] === 1);
   // One pass finds the rows, a counting sort on the file ordinal groups them.
-  const fileOf = new Uint32Array(messages.length);
-  const positionOf = new Float64Array(messages.length);
+  const fileOf = new Uint32Array(messages.length + shadowed.length);
+  const positionOf = new Float64Array(messages.length + shadowed.length);
   const perFile = new Uint32Array(index.files.ordinalLimit + 1);
   let found = 0;
   for (let w = 0; w < messages.length; w++) {
@@ -37,6 +43,13 @@ export function planDeletes(index: KeyIndex, hashes: Uint32Array, winners: Batch
     const file = index.fileAt(slot);
     fileOf[found] = file;
     positionOf[found] = index.positionAt(slot);
+    perFile[file + 1]!++;
+    found++;
+  }
+  // Never the live row of a key: upsert moved each of these out of the index.
+  for (const { file, position } of shadowed) {
+    fileOf[found] = file;
+    positionOf[found] = position;
     perFile[file + 1]!++;
     found++;
   }
@@ -51,7 +64,7 @@ export function planDeletes(index: KeyIndex, hashes: Uint32Array, winners: Batch
     if (end > start) files.push({ path: index.files.path(file), positions: positions.subarray(start, end).sort() });
     start = end;
   }
-  return { files, positionsDeleted: found };
+  return { files, positionsDeleted: found, duplicatesRetired: shadowed.length };
 }
 
 /** The rows of one new data file: row r holds batch message messages[r]. */
@@ -61,8 +74,8 @@ export interface WrittenRows {
 }
 
 /**
- * Brings the index to the snapshot that committed `winners`: each written row becomes its key's live
- * row, each deleted key leaves the index.
+ * Brings the index to the snapshot that committed `winners` (and the DVs of planDeletes): each
+ * written row becomes its key's live row, each deleted key leaves the index, no row is shadowed.
  */
 export function recordCommit(
   index: KeyIndex,
@@ -78,5 +91,6 @@ export function recordCommit(
     const ordinal = index.files.intern(file.path);
     for (let row = 0; row < file.messages.length; row++) index.upsert(hashes, file.messages[row]!, ordinal, row);
   }
+  index.shadowedRows = [];
   index.snapshotId = snapshotId;
 }

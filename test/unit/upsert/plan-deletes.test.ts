@@ -27,7 +27,7 @@ describe("planDeletes and recordCommit", () => {
   test("the first sync deletes nothing; the second retires old rows grouped by file, ascending", () => {
     const index = new KeyIndex("t");
     const first = sync(index, [10, 11, 12, 13, 10], [0, 0, 0, 0, 0], "f1", 1n);
-    assert.deepEqual(first, { files: [], positionsDeleted: 0 });
+    assert.deepEqual(first, { files: [], positionsDeleted: 0, duplicatesRetired: 0 });
     assert.equal(index.snapshotId, 1n);
     // f1 rows: 0 -> 11, 1 -> 12, 2 -> 13, 3 -> 10
     sync(index, [20, 21], [0, 0], "f2", 2n); // f2 rows: 0 -> 20, 1 -> 21
