@@ -90,15 +90,31 @@ export interface AuditEntry {
 
 const SEALED = "$sealed";
 
+/**
+ * What the records may take from the server's environment. A record is written by a UI user,
+ * and the server's environment holds the server's own secrets: a `${NAME}` in a record is
+ * substituted only when the operator allowed NAME (floe serve --allow-env), else refused.
+ * ambientCredentials: the object stores may fall back to the server's own credentials.
+ */
+export interface ServeEnvironment {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly allowed: ReadonlySet<string>;
+  readonly ambientCredentials: boolean;
+}
+
+const NO_ENVIRONMENT: ServeEnvironment = { env: {}, allowed: new Set(), ambientCredentials: false };
+
 export class ConfigStore {
   readonly #db: DatabaseSync;
   readonly #box: SecretBox;
   readonly stateDir: string;
+  readonly #environment: ServeEnvironment;
 
-  constructor(stateDir: string, box: SecretBox) {
+  constructor(stateDir: string, box: SecretBox, environment: ServeEnvironment = NO_ENVIRONMENT) {
     mkdirSync(stateDir, { recursive: true });
     this.stateDir = stateDir;
     this.#box = box;
+    this.#environment = environment;
     this.#db = new DatabaseSync(join(stateDir, "config.db"));
     this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     this.#db.exec(`
@@ -198,22 +214,18 @@ export class ConfigStore {
   }
 
   /** The stored job as a Job, validated by the job file's schema; relative paths are the state directory's. */
-  job(name: string, env: Readonly<Record<string, string | undefined>> = process.env): Job {
-    return this.#toJob(this.jobDocument(name), env);
+  job(name: string): Job {
+    return this.#toJob(this.jobDocument(name));
   }
 
   /**
    * A job that reads a stored source or writes a stored destination, for its connection test
    * and the discovery of its topics; the other side is a placeholder that is never contacted.
    */
-  probeJob(
-    kind: "source" | "destination",
-    name: string,
-    env: Readonly<Record<string, string | undefined>> = process.env,
-  ): Job {
+  probeJob(kind: "source" | "destination", name: string): Job {
     const source = kind === "source" ? this.sourceDocument(name) : { kafka: { bootstrap_servers: ["127.0.0.1:9"] } };
     const destination = kind === "destination" ? this.destinationDocument(name) : { iceberg: {} };
-    return this.#toJob(compose({ name: "probe", topic_pattern: ".*" }, source, destination), env);
+    return this.#toJob(compose({ name: "probe", topic_pattern: ".*" }, source, destination));
   }
 
   /**
@@ -223,7 +235,6 @@ export class ConfigStore {
   discoveryJob(
     names: { source: string; destination?: string | undefined; job?: string | undefined },
     topicPattern: string,
-    env: Readonly<Record<string, string | undefined>> = process.env,
   ): Job {
     const destination = names.destination === undefined ? { iceberg: {} } : this.destinationDocument(names.destination);
     return this.#toJob(
@@ -232,12 +243,12 @@ export class ConfigStore {
         this.sourceDocument(names.source),
         destination,
       ),
-      env,
     );
   }
 
-  #toJob(doc: Doc, env: Readonly<Record<string, string | undefined>>): Job {
-    const data = interpolateEnv(doc, env);
+  #toJob(doc: Doc): Job {
+    const { env, allowed } = this.#environment;
+    const data = interpolateEnv(doc, env, allowed);
     if (data.issues.length > 0) {
       throw new StoreError(
         400,
