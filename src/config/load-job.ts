@@ -12,7 +12,7 @@ import type { CatalogSettings } from "./destination.ts";
 import { interpolateEnv } from "./env-interpolation.ts";
 import type { Job } from "./job.ts";
 import { jobFileSchema } from "./job-schema.ts";
-import { SECRET_KEYS } from "./secret.ts";
+import { isSecretPath } from "./secret.ts";
 
 export interface LoadJobOptions {
   /** Variables for ${...}; default process.env. */
@@ -136,7 +136,7 @@ function jsonTypeOf(value: unknown, withoutValue = false): string {
 }
 
 function isSecret(path: ConfigPath): boolean {
-  return SECRET_KEYS.has(String(path.at(-1)));
+  return isSecretPath(path);
 }
 
 function show(value: unknown): string {

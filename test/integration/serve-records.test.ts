@@ -173,3 +173,44 @@ test("--allow-hosts: only the named hosts are reached", async () => {
     await strict.stop();
   }
 });
+
+test("a TLS key is write-only over the API, and one that is not PEM is not echoed by Test connection", async () => {
+  const notPem = `MIIEvQ-not-pem-key-${process.pid}-never-shown`;
+  const created = await api.post("/api/sources", {
+    name: "mtls",
+    kafka: {
+      bootstrap_servers: ["127.0.0.1:1"],
+      security: { protocol: "SSL" },
+      tls: { cert: "/nonexistent/client.pem", key: notPem },
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  assert.deepEqual(created.body.secrets_set, ["kafka.tls.key"]);
+  const shown = await api.get("/api/sources/mtls");
+  assert.ok(!shown.text.includes(notPem), shown.text);
+  const tested = await api.post("/api/sources/mtls/test");
+  assert.ok(!tested.text.includes(notPem), tested.text);
+  assert.match(tested.text, /security\.tls\.(key|cert)/);
+});
+
+test("pointing a source at another host with its password left blank is refused at the password", async () => {
+  await api.post("/api/sources", {
+    name: "retarget",
+    kafka: {
+      bootstrap_servers: ["127.0.0.1:1"],
+      security: { protocol: "SASL_PLAINTEXT" },
+      sasl: { mechanism: "PLAIN", username: "u", password: "stored-password" },
+    },
+  });
+  const moved = await api.put("/api/sources/retarget", {
+    name: "retarget",
+    kafka: {
+      bootstrap_servers: ["127.0.0.2:1"],
+      security: { protocol: "SASL_PLAINTEXT" },
+      sasl: { mechanism: "PLAIN", username: "u" },
+    },
+  });
+  assert.equal(moved.status, 400, moved.text);
+  assert.equal(moved.body.issues[0].path, "kafka.sasl.password");
+  assert.deepEqual((await api.get("/api/sources/retarget")).body.kafka.bootstrap_servers, ["127.0.0.1:1"]);
+});
