@@ -9,6 +9,11 @@ import type { ConfigIssue, ConfigPath } from "./config-error.ts";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
+export interface InterpolationOptions {
+  /** A value for a variable that is not set, at `path`; undefined: the missing variable is an issue. */
+  readonly missing?: (path: ConfigPath, name: string) => string | undefined;
+}
+
 const REFERENCE = /\$(\$?)\{([^}]*)\}?/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -21,10 +26,12 @@ export function interpolateEnv(
   value: unknown,
   env: Environment,
   allowed?: ReadonlySet<string>,
+  options: InterpolationOptions = {},
 ): { value: unknown; issues: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
   const visit = (node: unknown, path: ConfigPath): unknown => {
-    if (typeof node === "string") return node.includes("$") ? substitute(node, path, env, issues, allowed) : node;
+    if (typeof node === "string")
+      return node.includes("$") ? substitute(node, path, env, issues, allowed, options) : node;
     if (Array.isArray(node)) return node.map((item, i) => visit(item, [...path, i]));
     if (typeof node === "object" && node !== null) {
       // fromEntries defines own properties: a key named __proto__ stays a key.
@@ -41,6 +48,7 @@ function substitute(
   env: Environment,
   issues: ConfigIssue[],
   allowed: ReadonlySet<string> | undefined,
+  options: InterpolationOptions,
 ): string {
   return text.replace(REFERENCE, (match: string, escaped: string, name: string) => {
     if (escaped) return match.slice(1);
@@ -55,7 +63,7 @@ function substitute(
       });
       return match;
     }
-    const value = env[name];
+    const value = env[name] ?? options.missing?.(path, name);
     if (value === undefined) {
       issues.push({ path, message: `environment variable ${name} is not set` });
       return match;
