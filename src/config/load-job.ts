@@ -195,7 +195,8 @@ function locate(root: unknown, lines: LineCounter, path: ConfigPath): { line?: n
 
 /** Relative paths in the job file are relative to its folder, wherever floe runs from. */
 function withResolvedPaths(job: Job, folder: string): Job {
-  const path = (p: string) => (isAbsolute(p) ? p : resolve(folder, p));
+  // PEM text (a TLS file pasted in, as the UI stores it) is no path.
+  const path = (p: string) => (p.trimStart().startsWith("-----BEGIN") || isAbsolute(p) ? p : resolve(folder, p));
   const tls = (t: KafkaTls): KafkaTls => ({
     ...t,
     ca: t.ca === undefined ? undefined : path(t.ca),

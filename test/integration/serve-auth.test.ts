@@ -7,7 +7,7 @@
 // with --tls-cert/--tls-key, Secure cookies there and behind a trusted proxy only.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -160,7 +160,7 @@ test("HTTPS with --tls-cert and --tls-key, Secure cookies there and behind a tru
   const answer = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
     const req = httpsRequest(
       new URL("/api/login", tls.url),
-      { method: "POST", ca: execFileSync("cat", [cert]), headers: { "content-type": "application/json" } },
+      { method: "POST", ca: readFileSync(cert), headers: { "content-type": "application/json" } },
       (res) => {
         res.resume();
         resolve({ status: res.statusCode!, cookie: String(res.headers["set-cookie"] ?? "") });

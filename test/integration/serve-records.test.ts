@@ -126,6 +126,7 @@ test("link-local and metadata hosts are refused before connecting, in Test conne
     source: "local",
     destination: "s3meta",
     topic_pattern: "x",
+    streams: {},
   });
   assert.equal(job.status, 201, job.text);
   const sync = await api.post("/api/jobs/meta_job/sync");
@@ -143,7 +144,6 @@ test("a host that answers with something that is no catalog's error does not get
   assert.equal(answer.body.ok, false, answer.text);
   assert.match(answer.text, /HTTP 500/);
   assert.ok(!answer.text.includes(INTERNAL), answer.text);
-  await api.checkAgainstOpenApi();
 });
 
 test("--allow-hosts: only the named hosts are reached", async () => {
@@ -181,7 +181,8 @@ test("a TLS key is write-only over the API, and one that is not PEM is not echoe
     kafka: {
       bootstrap_servers: ["127.0.0.1:1"],
       security: { protocol: "SSL" },
-      tls: { cert: "/nonexistent/client.pem", key: notPem },
+      // The certificate as PEM text: the key is the first file the connection reads.
+      tls: { cert: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", key: notPem },
     },
   });
   assert.equal(created.status, 201, created.text);
@@ -190,7 +191,7 @@ test("a TLS key is write-only over the API, and one that is not PEM is not echoe
   assert.ok(!shown.text.includes(notPem), shown.text);
   const tested = await api.post("/api/sources/mtls/test");
   assert.ok(!tested.text.includes(notPem), tested.text);
-  assert.match(tested.text, /security\.tls\.(key|cert)/);
+  assert.match(tested.text, /security\.tls\.key/);
 });
 
 test("pointing a source at another host with its password left blank is refused at the password", async () => {
@@ -213,4 +214,8 @@ test("pointing a source at another host with its password left blank is refused 
   assert.equal(moved.status, 400, moved.text);
   assert.equal(moved.body.issues[0].path, "kafka.sasl.password");
   assert.deepEqual((await api.get("/api/sources/retarget")).body.kafka.bootstrap_servers, ["127.0.0.1:1"]);
+});
+
+test("every JSON answer above matches the OpenAPI document", async () => {
+  assert.ok((await api.checkAgainstOpenApi()) > 10);
 });
