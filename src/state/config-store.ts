@@ -360,7 +360,9 @@ export class ConfigStore {
     const parsed = SCHEMAS[kind].safeParse(opened, { reportInput: true });
     if (!parsed.success) throw issuesError(parsed.error, []);
     // Stored as given (the job file's keys, as the user wrote them), with the job's own flag filled in.
-    const doc = kind === "job" ? { ...opened, paused: opened["paused"] === true } : opened;
+    // streams: the job shows its (empty) streams, as the API's schema of a job says it does.
+    const doc =
+      kind === "job" ? { ...opened, paused: opened["paused"] === true, streams: opened["streams"] ?? {} } : opened;
     if (kind === "job") {
       const source = parts?.source ?? this.#reference("source", doc["source"]);
       const destination = parts?.destination ?? this.#reference("destination", doc["destination"]);

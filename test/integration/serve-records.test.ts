@@ -126,7 +126,6 @@ test("link-local and metadata hosts are refused before connecting, in Test conne
     source: "local",
     destination: "s3meta",
     topic_pattern: "x",
-    streams: {},
   });
   assert.equal(job.status, 201, job.text);
   const sync = await api.post("/api/jobs/meta_job/sync");
