@@ -89,7 +89,7 @@ async function serveUi(): Promise<void> {
   const log = openSync(join(logDir, "demo-serve.log"), "w");
   const server = spawn(
     process.execPath,
-    [join(root, "bin", "floe.js"), "serve", "--state-dir", stateDir, "--listen", `127.0.0.1:${port}`],
+    [join(root, "bin", "floe.js"), "serve", "--state-dir", stateDir, "--listen", `127.0.0.1:${port}`, "--no-auth"],
     { detached: true, stdio: ["ignore", log, log] },
   );
   server.unref();

@@ -6,12 +6,16 @@
 // sync/ reads Kafka and the tables.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { Hono } from "hono";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
 import { secureHeaders } from "hono/secure-headers";
 import type { UiRuns } from "../service/ui-runs.ts";
 import type { ConfigStore } from "../state/config-store.ts";
+import type { OutboundPolicy } from "../sync/outbound-policy.ts";
 import type { Auth } from "./auth.ts";
+import type { LoginLimiter } from "./login-limiter.ts";
 import { mount, openApiDocument, reply } from "./route-table.ts";
 import { apiRoutes } from "./routes.ts";
 
@@ -25,6 +29,47 @@ export interface AppOptions {
   /** Folder of the built UI. */
   uiDir: string;
   version: string;
+  /** Served over HTTPS (--tls-cert): cookies are Secure. */
+  tls: boolean;
+  /** --trust-proxy: X-Forwarded-Proto, -For and -Host of the proxy in front are believed. */
+  trustProxy: boolean;
+  limiter: LoginLimiter;
+  policy: OutboundPolicy;
+}
+
+/** The largest request body: an imported job file (1 MB of YAML) in its JSON string, with room. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Headers a proxy adds: a request that carries one did not come from a client on this host directly. */
+const FORWARDING_HEADERS = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-real-ip",
+  "via",
+];
+
+/** Whether the request came through a proxy (it carries a forwarding header). */
+export function forwarded(c: Context): boolean {
+  return FORWARDING_HEADERS.some((h) => c.req.header(h) !== undefined);
+}
+
+/** The client's address: the socket's, or with --trust-proxy the last X-Forwarded-For entry (the one the proxy added). */
+export function clientAddress(c: Context, trustProxy: boolean): string {
+  const via = trustProxy ? c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim() : undefined;
+  if (via) return via;
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Whether the browser reached the server over HTTPS: TLS here, or (with --trust-proxy) at the proxy. */
+export function overHttps(c: Context, options: Pick<AppOptions, "tls" | "trustProxy">): boolean {
+  if (options.tls) return true;
+  return options.trustProxy && c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
 const STATE_CHANGING = new Set(["POST", "PUT", "DELETE", "PATCH"]);
@@ -71,9 +116,33 @@ export function createApp(options: AppOptions): Hono {
       xFrameOptions: "DENY",
     }),
   );
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        reply(c, {
+          status: 413,
+          body: { error: `the request body is larger than ${MAX_BODY_BYTES} bytes`, issues: [] },
+        }),
+    }),
+  );
   app.use("*", async (c, next) => {
-    const host = c.req.header("host") ?? "";
-    if (options.loopback && !hosts.has(host)) {
+    const proxied = options.trustProxy && forwarded(c);
+    // Behind a trusted proxy the browser's host is the proxy's: the Origin is compared with it.
+    const host =
+      (proxied ? c.req.header("x-forwarded-host")?.split(",")[0]?.trim() : undefined) ?? c.req.header("host") ?? "";
+    if (!auth.required && forwarded(c)) {
+      return reply(c, {
+        status: 401,
+        body: {
+          error:
+            "a request through a proxy needs a credential: floe serve --no-auth answers clients on this host only; set FLOE_UI_PASSWORD or FLOE_UI_TOKEN",
+          issues: [],
+        },
+      });
+    }
+    if (options.loopback && !proxied && !hosts.has(host)) {
       return reply(c, {
         status: 421,
         body: { error: `unexpected Host ${host}: floe serve answers on ${listen.host}:${listen.port}`, issues: [] },

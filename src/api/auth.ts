@@ -1,9 +1,14 @@
-// Who may use the API. On a loopback address nobody else can connect, and no credential is
-// needed unless one is set. Any other address needs one, or `floe serve` refuses to start: a
-// password (set on first start from FLOE_UI_PASSWORD, kept as a scrypt hash in the state
-// directory; a login gives a session cookie) or a bearer token (FLOE_UI_TOKEN) for scripts.
-import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// Who may use the API. Every address needs a credential: a password (FLOE_UI_PASSWORD, kept as
+// a scrypt hash in the state directory; a login gives a session cookie) or a bearer token
+// (FLOE_UI_TOKEN) for scripts. Only on a loopback address may the operator say `--no-auth`
+// (nobody else on the host, no proxy in front): then no credential is asked of a direct client,
+// and a request that came through a proxy (it carries forwarding headers) is still refused,
+// since a same-host reverse proxy would otherwise hand the API to whoever reaches the proxy.
+//
+// The password is checked with the asynchronous scrypt (the hash runs on libuv's pool, not on
+// the event loop that serves the API and runs the syncs), behind a limiter (login-limiter.ts).
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 
@@ -31,9 +36,15 @@ interface PasswordFile {
   hash: string;
 }
 
-function hashPassword(password: string): PasswordFile {
+function scryptAsync(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, 32, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+async function hashPassword(password: string): Promise<PasswordFile> {
   const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, 32, SCRYPT);
+  const hash = await scryptAsync(password, salt, SCRYPT);
   return {
     algorithm: "scrypt",
     N: SCRYPT.N,
@@ -42,6 +53,16 @@ function hashPassword(password: string): PasswordFile {
     salt: salt.toString("base64"),
     hash: hash.toString("base64"),
   };
+}
+
+async function matches(stored: PasswordFile, password: string): Promise<boolean> {
+  const hash = await scryptAsync(password, Buffer.from(stored.salt, "base64"), {
+    N: stored.N,
+    r: stored.r,
+    p: stored.p,
+    maxmem: SCRYPT.maxmem,
+  });
+  return safeEqual(hash, Buffer.from(stored.hash, "base64"));
 }
 
 interface Session {
@@ -56,12 +77,17 @@ export interface Caller {
   csrf: string | undefined;
 }
 
+export interface AuthSetup {
+  /** `--no-auth`: no credential asked of direct clients; only on a loopback address, and only when none is set. */
+  noAuth?: boolean;
+}
+
 export class Auth {
   readonly required: boolean;
   readonly #password: PasswordFile | undefined;
   readonly #token: Buffer | undefined;
   readonly #sessions = new Map<string, Session>();
-  /** The CSRF token when no credential is needed (loopback): one per process. */
+  /** The CSRF token when no credential is needed (--no-auth): one per process. */
   readonly #openCsrf = randomBytes(24).toString("base64url");
 
   private constructor(password: PasswordFile | undefined, token: string | undefined) {
@@ -71,27 +97,44 @@ export class Auth {
   }
 
   /**
-   * The credentials of the state directory and the environment. A password in FLOE_UI_PASSWORD
-   * is hashed into auth.json on first start (later starts keep the stored one). Off loopback,
-   * starting without any credential is refused.
+   * The credentials of the state directory and the environment. FLOE_UI_PASSWORD is hashed into
+   * auth.json; when it differs from the stored hash on a later start, it replaces it (the old
+   * password stops working). Without FLOE_UI_PASSWORD, the stored hash stays in force. Without
+   * any credential, only `--no-auth` on a loopback address starts.
    */
-  static setUp(stateDir: string, host: string, env: Readonly<Record<string, string | undefined>> = process.env): Auth {
+  static async setUp(
+    stateDir: string,
+    host: string,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+    setup: AuthSetup = {},
+  ): Promise<Auth> {
     const file = join(stateDir, "auth.json");
-    let password: PasswordFile | undefined;
-    if (existsSync(file)) password = JSON.parse(readFileSync(file, "utf8")) as PasswordFile;
-    else if (env["FLOE_UI_PASSWORD"]) {
-      if (env["FLOE_UI_PASSWORD"].length < 12)
-        throw new AuthSetupError("FLOE_UI_PASSWORD must be at least 12 characters");
-      password = hashPassword(env["FLOE_UI_PASSWORD"]);
-      writeFileSync(file, `${JSON.stringify(password)}\n`, { mode: 0o600 });
-    }
+    const given = env["FLOE_UI_PASSWORD"] || undefined;
+    if (given !== undefined && given.length < 12)
+      throw new AuthSetupError("FLOE_UI_PASSWORD must be at least 12 characters");
     const token = env["FLOE_UI_TOKEN"] || undefined;
     if (token !== undefined && token.length < 24)
       throw new AuthSetupError("FLOE_UI_TOKEN must be at least 24 characters");
-    if (!isLoopback(host) && password === undefined && token === undefined) {
-      throw new AuthSetupError(
-        `listening on ${host} (not a loopback address) needs a credential: set FLOE_UI_PASSWORD (a password of 12 or more characters, stored as a hash on first start) or FLOE_UI_TOKEN (a bearer token), or listen on 127.0.0.1`,
-      );
+    let password: PasswordFile | undefined = existsSync(file)
+      ? (JSON.parse(readFileSync(file, "utf8")) as PasswordFile)
+      : undefined;
+    if (given !== undefined && (password === undefined || !(await matches(password, given)))) {
+      password = await hashPassword(given);
+      // A fresh state directory: the hash is its first file.
+      mkdirSync(stateDir, { recursive: true });
+      writeFileSync(file, `${JSON.stringify(password)}\n`, { mode: 0o600 });
+    }
+    if (password === undefined && token === undefined) {
+      if (!isLoopback(host)) {
+        throw new AuthSetupError(
+          `listening on ${host} (not a loopback address) needs a credential: set FLOE_UI_PASSWORD (a password of 12 or more characters, stored as a hash) or FLOE_UI_TOKEN (a bearer token), or listen on 127.0.0.1`,
+        );
+      }
+      if (!setup.noAuth) {
+        throw new AuthSetupError(
+          "floe serve needs a credential: set FLOE_UI_PASSWORD (a password of 12 or more characters, stored as a hash) or FLOE_UI_TOKEN (a bearer token); or, on a loopback address that no other user of this host and no proxy reaches, give --no-auth",
+        );
+      }
     }
     return new Auth(password, token);
   }
@@ -110,16 +153,10 @@ export class Auth {
   }
 
   /** A new session id for the right password; undefined for a wrong one (or when none is set). */
-  login(password: string): string | undefined {
+  async login(password: string): Promise<string | undefined> {
     const stored = this.#password;
     if (stored === undefined) return undefined;
-    const hash = scryptSync(password, Buffer.from(stored.salt, "base64"), 32, {
-      N: stored.N,
-      r: stored.r,
-      p: stored.p,
-      maxmem: SCRYPT.maxmem,
-    });
-    if (!safeEqual(hash, Buffer.from(stored.hash, "base64"))) return undefined;
+    if (!(await matches(stored, password))) return undefined;
     const id = randomBytes(32).toString("base64url");
     this.#sessions.set(id, { expires: Date.now() + SESSION_MS, csrf: randomBytes(24).toString("base64url") });
     return id;

@@ -1,21 +1,37 @@
 // The API's routes. Each is a few lines over the config store, the run service or sync/.
 import { setCookie } from "hono/cookie";
 import { z } from "zod";
+import type { Job } from "../config/job.ts";
 import { KEY_FORMATS, VALUE_FORMATS } from "../config/job.ts";
 import { ENGINE_SUPPORT, engineConflicts, TARGET_ENGINES } from "../config/target-engines.ts";
 import { JobBusyError } from "../service/job-lock.ts";
 import { previewSchedule, SCHEDULE_PRESETS } from "../service/schedule-spec.ts";
 import { destinationRecord, jobRecord, type Kind, sourceRecord } from "../state/config-store.ts";
 import type { RunRecord } from "../state/run-store.ts";
-import type { AppOptions } from "./app.ts";
+import { type AppOptions, clientAddress, overHttps } from "./app.ts";
 import { type AnyRoute, ApiError, defineRoute, errorSchema, json } from "./route-table.ts";
 import * as S from "./schemas.ts";
 
 const named = (kind: string) => ({ 404: { description: `No ${kind} of that name`, schema: errorSchema } });
 const ok = (schema: z.ZodType, description = "OK") => ({ 200: { description, schema } });
+const refusedHost = {
+  400: {
+    description:
+      "The record does not make a valid job here (a variable reference the operator did not allow, a bad field)",
+    schema: errorSchema,
+  },
+  403: { description: "A host the record names is one the server's outbound policy refuses", schema: errorSchema },
+};
 
 export function apiRoutes(options: AppOptions): AnyRoute[] {
-  const { store, runs, auth } = options;
+  const { store, runs, auth, limiter, policy } = options;
+  const cookie = (context: Parameters<typeof setCookie>[0]) =>
+    ({ httpOnly: true, sameSite: "Strict", path: "/", secure: overHttps(context, options) }) as const;
+  /** The job a connection is made for, its hosts checked against the outbound policy first. */
+  const checked = async (job: Job): Promise<Job> => {
+    await policy.checkJob(job);
+    return job;
+  };
   const sync = () => import("./sync-calls.ts");
 
   const crud = (kind: Kind, plural: string, record: z.ZodType, shown: z.ZodType, tag: string): AnyRoute[] => [
@@ -159,12 +175,32 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       tag: "session",
       open: true,
       body: z.strictObject({ password: z.string().min(1).max(1000) }),
-      responses: { ...ok(S.session), 401: { description: "Wrong password", schema: errorSchema } },
-      handler: ({ body, context }) => {
-        const id = auth.login(body.password);
-        if (id === undefined)
+      responses: {
+        ...ok(S.session),
+        401: { description: "Wrong password", schema: errorSchema },
+        429: { description: "Too many wrong passwords: wait Retry-After seconds", schema: errorSchema },
+      },
+      handler: async ({ body, context }) => {
+        const client = clientAddress(context, options.trustProxy);
+        const wait = limiter.waitMs(client);
+        if (wait > 0) {
+          const seconds = Math.ceil(wait / 1000);
+          return {
+            status: 429,
+            headers: { "retry-after": String(seconds) },
+            body: {
+              error: `too many wrong passwords: try again in ${seconds} s`,
+              issues: [{ path: "password", message: `too many wrong passwords: try again in ${seconds} s` }],
+            },
+          };
+        }
+        const id = await auth.login(body.password);
+        if (id === undefined) {
+          limiter.failed(client);
           throw new ApiError(401, "wrong password", [{ path: "password", message: "wrong password" }]);
-        setCookie(context, "floe_session", id, { httpOnly: true, sameSite: "Strict", path: "/" });
+        }
+        limiter.succeeded(client);
+        setCookie(context, "floe_session", id, cookie(context));
         const caller = auth.caller(undefined, id)!;
         return json({ authRequired: true, authenticated: true, csrfToken: caller.csrf ?? null });
       },
@@ -177,7 +213,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       responses: { 204: { description: "Logged out" } },
       handler: ({ context }) => {
         auth.logout(getSessionCookie(context));
-        setCookie(context, "floe_session", "", { httpOnly: true, sameSite: "Strict", path: "/", maxAge: 0 });
+        setCookie(context, "floe_session", "", { ...cookie(context), maxAge: 0 });
         return { status: 204 };
       },
     }),
@@ -187,9 +223,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       path: "/api/sources/:name/test",
       summary: "Test connection: reach the brokers as a sync would, and say what is wrong",
       tag: "sources",
-      responses: { ...ok(S.diagnosis), ...named("source") },
+      responses: { ...ok(S.diagnosis), ...named("source"), ...refusedHost },
       handler: async ({ params }) =>
-        json(await (await sync()).testSource(store.probeJob("source", params["name"]!).source)),
+        json(await (await sync()).testSource((await checked(store.probeJob("source", params["name"]!))).source)),
     }),
     defineRoute({
       method: "post",
@@ -206,11 +242,13 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         destination: z.string().optional().describe("A stored destination: its existing tables are marked."),
         job: z.string().optional().describe("The job's name (its namespace); default discover."),
       }),
-      responses: { ...ok(S.discovery), ...named("source") },
+      responses: { ...ok(S.discovery), ...named("source"), ...refusedHost },
       handler: async ({ params, body }) => {
-        const job = store.discoveryJob(
-          { source: params["name"]!, destination: body.destination, job: body.job },
-          body.topic_pattern || ".*",
+        const job = await checked(
+          store.discoveryJob(
+            { source: params["name"]!, destination: body.destination, job: body.job },
+            body.topic_pattern || ".*",
+          ),
         );
         return json(await (await sync()).discover(job, body.sample));
       },
@@ -221,9 +259,13 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       path: "/api/destinations/:name/test",
       summary: "Test connection: reach the catalog as a sync would, and say what is wrong",
       tag: "destinations",
-      responses: { ...ok(S.diagnosis), ...named("destination") },
+      responses: { ...ok(S.diagnosis), ...named("destination"), ...refusedHost },
       handler: async ({ params }) =>
-        json(await (await sync()).testDestination(store.probeJob("destination", params["name"]!).destination)),
+        json(
+          await (await sync()).testDestination(
+            (await checked(store.probeJob("destination", params["name"]!))).destination,
+          ),
+        ),
     }),
     defineRoute({
       method: "get",
@@ -332,6 +374,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         202: { description: "Started", schema: z.object({ runId: z.string() }) },
         ...named("job"),
         409: { description: "Another process is syncing the job", schema: errorSchema },
+        ...refusedHost,
       },
       handler: async ({ params }) => {
         store.get("job", params["name"]!);
@@ -416,8 +459,8 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       path: "/api/jobs/:name/tables",
       summary: "The job's tables: schema, snapshots, data files, deletion vectors, dead letters",
       tag: "tables",
-      responses: { ...ok(z.array(S.jobTable)), ...named("job") },
-      handler: async ({ params }) => json(await (await sync()).tables(store.job(params["name"]!))),
+      responses: { ...ok(z.array(S.jobTable)), ...named("job"), ...refusedHost },
+      handler: async ({ params }) => json(await (await sync()).tables(await checked(store.job(params["name"]!)))),
     }),
     defineRoute({
       method: "post",
@@ -465,9 +508,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: "The first live rows of a table, read by floe itself",
       tag: "tables",
       query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
-      responses: { ...ok(S.preview), ...named("job") },
+      responses: { ...ok(S.preview), ...named("job"), ...refusedHost },
       handler: async ({ params, query }) =>
-        json(await (await sync()).preview(store.job(params["name"]!), params["table"]!, query.limit)),
+        json(await (await sync()).preview(await checked(store.job(params["name"]!)), params["table"]!, query.limit)),
     }),
     defineRoute({
       method: "get",
@@ -475,10 +518,10 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary:
         "For the plots: messages per second per run, lag per partition over time, data files per table over time",
       tag: "tables",
-      responses: { ...ok(S.metrics), ...named("job") },
+      responses: { ...ok(S.metrics), ...named("job"), ...refusedHost },
       handler: async ({ params }) => {
         const name = params["name"]!;
-        const job = store.job(name);
+        const job = await checked(store.job(name));
         const history = runs
           .runs(name, 200)
           .filter((r) => r.kind !== "maintenance")

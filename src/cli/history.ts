@@ -46,7 +46,8 @@ Exit codes: 0, 2 bad job file or usage`,
 
 async function history(flags: HistoryFlags): Promise<ExitCode> {
   try {
-    const job = await loadJob(flags.config);
+    // The run store needs the job's name and folder, none of its secrets.
+    const job = await loadJob(flags.config, { secretsOptional: {} });
     const store = RunStore.open(runStorePath(stateRoot(flags.stateDir, flags.config)));
     try {
       const runs = store.runs(job.name, { limit: flags.limit, ...(flags.outcome ? { outcome: flags.outcome } : {}) });

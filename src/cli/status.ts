@@ -63,19 +63,25 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
       for (const name of store.jobs()) statuses.push(storeOnlyStatus(name, store));
     }
     for (const file of flags.config ?? []) {
-      const job = await loadJob(file);
+      // The runs part needs no secret; the lag part connects, and is skipped without them.
+      const unset: string[] = [];
+      const job = await loadJob(file, { secretsOptional: { missing: (_path, name) => unset.push(name) } });
       const store = storeOf(stateRoot(flags.stateDir, file));
       const { openConnections } = await import("../sync/connect.ts");
       let lag: Parameters<typeof jobStatus>[3];
-      try {
-        const connections = await openConnections(job);
+      if (unset.length > 0) {
+        lag = { error: `not measured: ${[...new Set(unset)].join(", ")} not set (the job's secrets)` };
+      } else {
         try {
-          lag = { lag: await measureLag(job, connections) };
-        } finally {
-          await connections.close();
+          const connections = await openConnections(job);
+          try {
+            lag = { lag: await measureLag(job, connections) };
+          } finally {
+            await connections.close();
+          }
+        } catch (error) {
+          lag = { error: (error as Error).message };
         }
-      } catch (error) {
-        lag = { error: (error as Error).message };
       }
       statuses.push(jobStatus(job, store, Date.now(), lag));
     }

@@ -7,17 +7,26 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
 import type { KafkaSecurity, KafkaTls } from "../kafka/security.ts";
-import { ConfigError, type ConfigIssue, type ConfigPath } from "./config-error.ts";
+import { ConfigError, type ConfigIssue, type ConfigPath, formatPath } from "./config-error.ts";
 import type { CatalogSettings } from "./destination.ts";
 import { interpolateEnv } from "./env-interpolation.ts";
 import type { Job } from "./job.ts";
 import { jobFileSchema } from "./job-schema.ts";
-import { SECRET_KEYS } from "./secret.ts";
+import { isSecretPath } from "./secret.ts";
 
 export interface LoadJobOptions {
   /** Variables for ${...}; default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * For commands that read the job's state but connect to nothing (history, status's run
+   * part): a secret whose variable is not set is no error. `missing` hears of each; the Secret
+   * then holds a placeholder that no client is ever given.
+   */
+  readonly secretsOptional?: { readonly missing?: (path: string, name: string) => void };
 }
+
+/** What an unset secret's Secret holds under secretsOptional. */
+export const UNSET_SECRET = "(unset)";
 
 export async function loadJob(file: string, options: LoadJobOptions = {}): Promise<Job> {
   let text: string;
@@ -51,7 +60,16 @@ export function parseJob(text: string, file: string, options: LoadJobOptions = {
   const data: unknown = doc.toJS();
   if (data === null || data === undefined)
     throw new ConfigError(file, [{ path: [], message: "the job file is empty" }]);
-  const interpolated = interpolateEnv(data, options.env ?? process.env);
+  const optional = options.secretsOptional;
+  const interpolated = interpolateEnv(data, options.env ?? process.env, undefined, {
+    ...(optional && {
+      missing: (path, name) => {
+        if (!isSecretPath(path)) return undefined;
+        optional.missing?.(formatPath(path), name);
+        return UNSET_SECRET;
+      },
+    }),
+  });
   if (interpolated.issues.length > 0) throw new ConfigError(file, located(interpolated.issues));
 
   const parsed = jobFileSchema.safeParse(interpolated.value, { reportInput: true });
@@ -136,7 +154,7 @@ function jsonTypeOf(value: unknown, withoutValue = false): string {
 }
 
 function isSecret(path: ConfigPath): boolean {
-  return SECRET_KEYS.has(String(path.at(-1)));
+  return isSecretPath(path);
 }
 
 function show(value: unknown): string {
@@ -177,7 +195,8 @@ function locate(root: unknown, lines: LineCounter, path: ConfigPath): { line?: n
 
 /** Relative paths in the job file are relative to its folder, wherever floe runs from. */
 function withResolvedPaths(job: Job, folder: string): Job {
-  const path = (p: string) => (isAbsolute(p) ? p : resolve(folder, p));
+  // PEM text (a TLS file pasted in, as the UI stores it) is no path.
+  const path = (p: string) => (p.trimStart().startsWith("-----BEGIN") || isAbsolute(p) ? p : resolve(folder, p));
   const tls = (t: KafkaTls): KafkaTls => ({
     ...t,
     ca: t.ca === undefined ? undefined : path(t.ca),

@@ -18,6 +18,16 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "webhook",
 ]);
 
+/**
+ * Whether the value at `path` of a job file (or of a stored record) is a secret: a key of
+ * SECRET_KEYS, or a TLS private key (`tls.key`, as PEM text or a file path). Only under `tls`:
+ * elsewhere `key` may be a column's or a field's name.
+ */
+export function isSecretPath(path: readonly (string | number)[]): boolean {
+  const key = String(path.at(-1));
+  return SECRET_KEYS.has(key) || (key === "key" && path.at(-2) === "tls");
+}
+
 export class Secret {
   readonly #value: string;
 

@@ -26,6 +26,8 @@ const MIB = 1024 * 1024;
 
 export interface StorageSettings {
   readonly s3: S3StorageSettings | undefined;
+  /** false: the stores may not fall back to the machine's own credentials (floe serve). Default true. */
+  readonly ambientCredentials?: boolean | undefined;
   readonly gcs?: GcsStorageSettings | undefined;
   readonly azure?: AzureStorageSettings | undefined;
 }

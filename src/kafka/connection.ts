@@ -328,6 +328,14 @@ function pem(field: string, value: string): string {
   try {
     return readFileSync(value, "utf8");
   } catch (error) {
+    // A private key is a secret whether it is PEM text or a path: a key pasted without its
+    // BEGIN line must not come back in an error message.
+    if (field === "key") {
+      throw new KafkaConfigError(
+        `security.tls.key: neither PEM text (-----BEGIN ...) nor a readable PEM file (${(error as NodeJS.ErrnoException).code ?? "unreadable"}); the value is not shown`,
+        { cause: new Error((error as NodeJS.ErrnoException).code ?? "unreadable") },
+      );
+    }
     throw new KafkaConfigError(`security.tls.${field}: cannot read PEM file '${value}' (${(error as Error).message})`, {
       cause: error,
     });

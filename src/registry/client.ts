@@ -191,7 +191,10 @@ function requestError(error: NodeJS.ErrnoException, where: string, what: string)
 function registryMessage(text: string): string {
   try {
     const message = (JSON.parse(text) as { message?: unknown }).message;
-    return typeof message === "string" ? ` (${message})` : "";
+    if (typeof message !== "string") return "";
+    // The registry's own words, short and on one line: the rest of a body is never quoted.
+    const line = message.replace(/\p{Cc}+/gu, " ").trim();
+    return line === "" ? "" : ` (${line.length > 200 ? `${line.slice(0, 200)}…` : line})`;
   } catch {
     return "";
   }

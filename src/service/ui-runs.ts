@@ -12,6 +12,7 @@ import { DatabaseSync } from "node:sqlite";
 import type { ConfigStore } from "../state/config-store.ts";
 import { type RunRecord, RunStore } from "../state/run-store.ts";
 import type { SyncEvent } from "../sync/events.ts";
+import { OutboundPolicy } from "../sync/outbound-policy.ts";
 import { acquireJobLock } from "./job-lock.ts";
 import { type JobLag, measureLag } from "./job-status.ts";
 import { createLogger, type Logger, RunLogSink } from "./logger.ts";
@@ -98,8 +99,11 @@ export class UiRuns {
   readonly #done = new Map<string, Promise<void>>();
   #closed = false;
 
-  private constructor(root: string, config: ConfigStore, logger: Logger, sink: RunLogSink) {
+  readonly #policy: OutboundPolicy;
+
+  private constructor(root: string, config: ConfigStore, logger: Logger, sink: RunLogSink, policy: OutboundPolicy) {
     this.#root = root;
+    this.#policy = policy;
     this.#config = config;
     this.#logger = logger;
     this.#sink = sink;
@@ -120,10 +124,15 @@ export class UiRuns {
   }
 
   /** Opens the run store of the state root and schedules every stored job that has a schedule. */
-  static async open(root: string, config: ConfigStore, logFormat: "pretty" | "json" | "none"): Promise<UiRuns> {
+  static async open(
+    root: string,
+    config: ConfigStore,
+    logFormat: "pretty" | "json" | "none",
+    policy: OutboundPolicy = new OutboundPolicy(),
+  ): Promise<UiRuns> {
     const sink = new RunLogSink();
     const logger = await createLogger({ level: "info", format: logFormat, sink });
-    const runs = new UiRuns(root, config, logger, sink);
+    const runs = new UiRuns(root, config, logger, sink, policy);
     for (const job of config.list("job")) await runs.reschedule(String(job["name"]));
     return runs;
   }
@@ -186,6 +195,7 @@ export class UiRuns {
     const running = this.#live.get(name);
     if (running) return running.runId;
     const job = this.#config.job(name);
+    await this.#policy.checkJob(job);
     const stateDir = jobStateDir(this.#root, name);
     const lock = await acquireJobLock(stateDir, name, { command: "floe serve (Sync now)" });
     const abort = new AbortController();
@@ -291,6 +301,12 @@ export class UiRuns {
     if (this.#closed || !this.#config.has("job", name) || this.#config.get("job", name)["paused"] === true) return;
     const job = this.#config.job(name);
     if (job.schedule === undefined) return;
+    try {
+      await this.#policy.checkJob(job);
+    } catch (error) {
+      this.#logger.error({ job: name }, `the schedule of ${name} is not started: ${(error as Error).message}`);
+      return;
+    }
     const service = new Service(
       [
         {

@@ -20,7 +20,7 @@ import type { Job } from "../config/job.ts";
 import { defaultStreamSchema, jobFileSchema, jobReadingShape, streamsSchema } from "../config/job-schema.ts";
 import { describeIssue, jobFromData } from "../config/load-job.ts";
 import { identifier, nonEmpty } from "../config/schema-parts.ts";
-import { SECRET_KEYS } from "../config/secret.ts";
+import { isSecretPath } from "../config/secret.ts";
 import { kafkaClusterSchema } from "../config/source.ts";
 import { TARGET_ENGINES } from "../config/target-engines.ts";
 import type { SecretBox } from "./secret-box.ts";
@@ -90,15 +90,31 @@ export interface AuditEntry {
 
 const SEALED = "$sealed";
 
+/**
+ * What the records may take from the server's environment. A record is written by a UI user,
+ * and the server's environment holds the server's own secrets: a `${NAME}` in a record is
+ * substituted only when the operator allowed NAME (floe serve --allow-env), else refused.
+ * ambientCredentials: the object stores may fall back to the server's own credentials.
+ */
+export interface ServeEnvironment {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly allowed: ReadonlySet<string>;
+  readonly ambientCredentials: boolean;
+}
+
+const NO_ENVIRONMENT: ServeEnvironment = { env: {}, allowed: new Set(), ambientCredentials: false };
+
 export class ConfigStore {
   readonly #db: DatabaseSync;
   readonly #box: SecretBox;
   readonly stateDir: string;
+  readonly #environment: ServeEnvironment;
 
-  constructor(stateDir: string, box: SecretBox) {
+  constructor(stateDir: string, box: SecretBox, environment: ServeEnvironment = NO_ENVIRONMENT) {
     mkdirSync(stateDir, { recursive: true });
     this.stateDir = stateDir;
     this.#box = box;
+    this.#environment = environment;
     this.#db = new DatabaseSync(join(stateDir, "config.db"));
     this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     this.#db.exec(`
@@ -109,6 +125,24 @@ export class ConfigStore {
         id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL,
         action TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL);
     `);
+    this.#sealPlainSecrets();
+  }
+
+  /** Seals the secrets stored in the clear by a version that did not take them for secrets (tls.key). */
+  #sealPlainSecrets(): void {
+    for (const table of Object.values(TABLES)) {
+      const rows = this.#db.prepare(`SELECT name, doc FROM ${table}`).all() as { name: string; doc: string }[];
+      for (const row of rows) {
+        const doc = JSON.parse(row.doc) as Doc;
+        const sealed = mapTree(doc, (value, path) =>
+          path.length > 0 && isSecretPath(path) && typeof value === "string"
+            ? { replace: { [SEALED]: this.#box.seal(value) } }
+            : undefined,
+        );
+        const text = JSON.stringify(sealed);
+        if (text !== row.doc) this.#db.prepare(`UPDATE ${table} SET doc = ? WHERE name = ?`).run(text, row.name);
+      }
+    }
   }
 
   close(): void {
@@ -131,7 +165,7 @@ export class ConfigStore {
   /** Creates (no `name` given) or replaces the record; an absent secret of an update keeps its stored value. */
   save(kind: Kind, input: unknown, actor: string, name?: string): Shown {
     const existing = name === undefined ? undefined : this.#sealed(kind, name);
-    const merged = existing ? keepSecrets(input, existing) : input;
+    const merged = existing ? keepSecrets(kind, input, existing) : input;
     const doc = this.#validate(kind, merged, name === undefined ? undefined : name);
     if (name !== undefined && doc["name"] !== name) {
       throw new StoreError(400, [{ path: "name", message: `a ${kind} cannot be renamed (${name})` }]);
@@ -198,22 +232,18 @@ export class ConfigStore {
   }
 
   /** The stored job as a Job, validated by the job file's schema; relative paths are the state directory's. */
-  job(name: string, env: Readonly<Record<string, string | undefined>> = process.env): Job {
-    return this.#toJob(this.jobDocument(name), env);
+  job(name: string): Job {
+    return this.#toJob(this.jobDocument(name));
   }
 
   /**
    * A job that reads a stored source or writes a stored destination, for its connection test
    * and the discovery of its topics; the other side is a placeholder that is never contacted.
    */
-  probeJob(
-    kind: "source" | "destination",
-    name: string,
-    env: Readonly<Record<string, string | undefined>> = process.env,
-  ): Job {
+  probeJob(kind: "source" | "destination", name: string): Job {
     const source = kind === "source" ? this.sourceDocument(name) : { kafka: { bootstrap_servers: ["127.0.0.1:9"] } };
     const destination = kind === "destination" ? this.destinationDocument(name) : { iceberg: {} };
-    return this.#toJob(compose({ name: "probe", topic_pattern: ".*" }, source, destination), env);
+    return this.#toJob(compose({ name: "probe", topic_pattern: ".*" }, source, destination));
   }
 
   /**
@@ -223,7 +253,6 @@ export class ConfigStore {
   discoveryJob(
     names: { source: string; destination?: string | undefined; job?: string | undefined },
     topicPattern: string,
-    env: Readonly<Record<string, string | undefined>> = process.env,
   ): Job {
     const destination = names.destination === undefined ? { iceberg: {} } : this.destinationDocument(names.destination);
     return this.#toJob(
@@ -232,19 +261,23 @@ export class ConfigStore {
         this.sourceDocument(names.source),
         destination,
       ),
-      env,
     );
   }
 
-  #toJob(doc: Doc, env: Readonly<Record<string, string | undefined>>): Job {
-    const data = interpolateEnv(doc, env);
+  #toJob(doc: Doc): Job {
+    const { env, allowed } = this.#environment;
+    const data = interpolateEnv(doc, env, allowed);
     if (data.issues.length > 0) {
       throw new StoreError(
         400,
         data.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
       );
     }
-    return jobFromData(data.value, `job ${String(doc["name"])}`, this.stateDir);
+    const job = jobFromData(data.value, `job ${String(doc["name"])}`, this.stateDir);
+    if (this.#environment.ambientCredentials) return job;
+    // A UI user's destination is reached with its own credentials or the catalog's, never the server's.
+    const storage = job.destination.storage ?? { s3: undefined };
+    return { ...job, destination: { ...job.destination, storage: { ...storage, ambientCredentials: false } } };
   }
 
   /** The job as a job file; each secret becomes a ${VARIABLE} to set where it runs. */
@@ -327,7 +360,9 @@ export class ConfigStore {
     const parsed = SCHEMAS[kind].safeParse(opened, { reportInput: true });
     if (!parsed.success) throw issuesError(parsed.error, []);
     // Stored as given (the job file's keys, as the user wrote them), with the job's own flag filled in.
-    const doc = kind === "job" ? { ...opened, paused: opened["paused"] === true } : opened;
+    // streams: the job shows its (empty) streams, as the API's schema of a job says it does.
+    const doc =
+      kind === "job" ? { ...opened, paused: opened["paused"] === true, streams: opened["streams"] ?? {} } : opened;
     if (kind === "job") {
       const source = parts?.source ?? this.#reference("source", doc["source"]);
       const destination = parts?.destination ?? this.#reference("destination", doc["destination"]);
@@ -461,11 +496,10 @@ function mapTree(
   return node;
 }
 
-/** Every secret value (a string or a sealed one under a SECRET_KEYS key) replaced. */
+/** Every secret value (a string or a sealed one at a secret's path, config/secret.ts) replaced. */
 function mapSecrets(doc: Doc, replace: (value: string, path: string[]) => unknown): Doc {
   return mapTree(doc, (value, path) => {
-    const key = path.at(-1);
-    if (key === undefined || !SECRET_KEYS.has(key)) return undefined;
+    if (path.length === 0 || !isSecretPath(path)) return undefined;
     if (typeof value === "string") return { replace: replace(value, path) };
     return isSealed(value) ? { replace: replace("", path) } : undefined;
   }) as Doc;
@@ -479,7 +513,8 @@ function shown(doc: Doc): Shown {
     if (typeof node !== "object" || node === null) return node;
     const out: Doc = {};
     for (const [key, value] of Object.entries(node)) {
-      if (SECRET_KEYS.has(key) && (typeof value === "string" || isSealed(value))) set.push([...path, key].join("."));
+      if (isSecretPath([...path, key]) && (typeof value === "string" || isSealed(value)))
+        set.push([...path, key].join("."));
       else out[key] = strip(value, [...path, key]);
     }
     return out;
@@ -488,17 +523,83 @@ function shown(doc: Doc): Shown {
   return { ...clean, secrets_set: set };
 }
 
-/** An update's input with the stored secrets it leaves out, where the object that held them is still given. */
-function keepSecrets(input: unknown, stored: Doc): unknown {
-  const merge = (given: unknown, old: unknown): unknown => {
+/**
+ * The settings that say where each secret is sent: a secret left out of an update is kept only
+ * while they are unchanged. Pointing a record at another host must not send the stored password
+ * or token there; the update is refused, naming the secret to enter again.
+ */
+const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[]> = {
+  source: [
+    { secret: /^kafka\.(sasl\.password|tls\.key)$/, to: ["kafka.bootstrap_servers"] },
+    {
+      secret: /^kafka\.schema_registry\.auth\.(basic\.password|bearer\.token)$/,
+      to: ["kafka.schema_registry.url"],
+    },
+  ],
+  destination: [
+    {
+      secret: /^iceberg\.catalog\.(token|client_secret)$/,
+      to: [
+        "iceberg.catalog.type",
+        "iceberg.catalog.uri",
+        "iceberg.catalog.workspace_url",
+        "iceberg.catalog.oauth2_server_uri",
+      ],
+    },
+    { secret: /^iceberg\.storage\.s3\.(secret_access_key|session_token)$/, to: ["iceberg.storage.s3.endpoint"] },
+    { secret: /^iceberg\.storage\.gcs\.oauth2_token$/, to: ["iceberg.storage.gcs.endpoint"] },
+    { secret: /^iceberg\.storage\.azure\.(sas_token|account_key)$/, to: ["iceberg.storage.azure.endpoint"] },
+  ],
+  job: [],
+};
+
+function at(doc: unknown, dotted: string): unknown {
+  let node = doc;
+  for (const key of dotted.split(".")) {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
+    node = (node as Doc)[key];
+  }
+  return node;
+}
+
+/** A setting as compared across an update: a comma-separated server list is its list. */
+function canonical(value: unknown): string {
+  if (typeof value === "string" && value.includes(",")) return JSON.stringify(value.split(",").map((s) => s.trim()));
+  if (typeof value === "string") return JSON.stringify([value]);
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * An update's input with the stored secrets it leaves out, where the object that held them is
+ * still given; refused (400, naming each secret) when a setting that says where a kept secret
+ * goes has changed.
+ */
+function keepSecrets(kind: Kind, input: unknown, stored: Doc): unknown {
+  const issues: { path: string; message: string }[] = [];
+  const merge = (given: unknown, old: unknown, path: string[]): unknown => {
     if (typeof given !== "object" || given === null || Array.isArray(given)) return given;
     if (typeof old !== "object" || old === null || Array.isArray(old)) return given;
     const out: Doc = { ...(given as Doc) };
     for (const [key, value] of Object.entries(old as Doc)) {
-      if (SECRET_KEYS.has(key) && isSealed(value) && !(key in out)) out[key] = value;
-      else if (key in out) out[key] = merge(out[key], value);
+      const here = [...path, key];
+      // A plain string at a secret's path: stored before that path was a secret (tls.key).
+      if (isSecretPath(here) && (isSealed(value) || typeof value === "string") && !(key in out)) {
+        const dotted = here.join(".");
+        const moved = BOUND_TO[kind]
+          .filter((b) => b.secret.test(dotted))
+          .flatMap((b) => b.to)
+          .filter((target) => canonical(at(input, target)) !== canonical(at(stored, target)));
+        if (moved.length > 0) {
+          issues.push({
+            path: dotted,
+            message: `${moved.join(", ")} changed: enter ${key} again (a stored secret is not sent to another place)`,
+          });
+        } else out[key] = value;
+      } else if (key in out) out[key] = merge(out[key], value, here);
     }
     return out;
   };
-  return merge(input, stored);
+  const merged = merge(input, stored, []);
+  if (issues.length > 0) throw new StoreError(400, issues);
+  return merged;
 }

@@ -13,11 +13,13 @@ import {
 } from "../iceberg/catalog/catalog.ts";
 import { ValidationError } from "../iceberg/commit/validation-error.ts";
 import { IcebergError } from "../iceberg/errors.ts";
+import { StorageError } from "../iceberg/io/storage-error.ts";
 import { ConsumerGroupActiveError } from "../kafka/commit-offsets.ts";
 import { KafkaAuthorizationError, KafkaConnectionError, KafkaError } from "../kafka/errors.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
 import { RegistryError } from "../registry/client.ts";
 import { ConcurrentSyncError } from "./offset-claim.ts";
+import { OutboundRefusedError } from "./outbound-policy.ts";
 import { PositionUnknownError } from "./snapshot-offsets.ts";
 import { BadMessageError } from "./stream-batch.ts";
 
@@ -53,6 +55,14 @@ export type SyncErrorKind =
   | "kafka"
   /** Any other failure the catalog or a table's files reported (not found, corrupt, unsupported, refused). */
   | "catalog"
+  /** The object store refused the credentials or the operation: a wrong secret, expired keys, a missing grant. */
+  | "storage-auth"
+  /** No such bucket or object in the object store (the table's location, the endpoint). */
+  | "storage-not-found"
+  /** The object store could not be reached, or answered 5xx / throttled: a network blip or an outage. */
+  | "storage-connection"
+  /** Any other failure the object store reported. */
+  | "storage"
   /** Anything else: a failure floe did not foresee. */
   | "internal";
 
@@ -80,6 +90,10 @@ const RETRYABLE: Readonly<Record<SyncErrorKind, boolean>> = {
   "commit-state-unknown": true,
   kafka: true,
   catalog: false,
+  "storage-auth": false,
+  "storage-not-found": false,
+  "storage-connection": true,
+  storage: false,
   internal: false,
 };
 
@@ -95,6 +109,9 @@ export function classifyError(error: unknown): SyncError {
 
 function kindOf(error: unknown): SyncErrorKind {
   if (error instanceof ConfigError || error instanceof TopicSelectionError) return "config";
+  // A host floe serve's outbound policy refuses: the record must change.
+  if (error instanceof OutboundRefusedError) return "config";
+  if (error instanceof StorageError) return storageKind(error);
   if (error instanceof DeclaredColumnError || error instanceof SchemaEvolutionError) return "table-schema";
   if (error instanceof RegistryError) {
     if (error.kind === "auth") return "auth";
@@ -131,5 +148,34 @@ function kindOf(error: unknown): SyncErrorKind {
         return "catalog";
     }
   }
+  // A storage failure under another error (a writer's, a reader's): the store's kind.
+  for (let e = (error as { cause?: unknown } | undefined)?.cause, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof StorageError) return storageKind(e);
+    e = (e as { cause?: unknown }).cause;
+  }
   return "internal";
+}
+
+function storageKind(error: StorageError): SyncErrorKind {
+  switch (error.kind) {
+    case "access-denied":
+    case "invalid-credentials":
+    case "expired-credentials":
+      return "storage-auth";
+    case "no-such-bucket":
+    case "not-found":
+      return "storage-not-found";
+    case "unreachable":
+      return "storage-connection";
+    case "wrong-region":
+    case "not-s3":
+      // The endpoint or the region of the job is wrong.
+      return "config";
+    case "failed": {
+      // 5xx and throttling outlived the SDK's own retries: a later run may succeed.
+      const status = (error.cause as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata
+        ?.httpStatusCode;
+      return typeof status === "number" && (status >= 500 || status === 429) ? "storage-connection" : "storage";
+    }
+  }
 }

@@ -6,20 +6,23 @@ import type { StorageOptions } from "../iceberg/io/storage-file-io.ts";
 export function cloudStorageOptions(storage: StorageSettings | undefined): Pick<StorageOptions, "gcs" | "azure"> {
   const gcs = storage?.gcs;
   const azure = storage?.azure;
+  const ambient = storage?.ambientCredentials === false ? { ambientCredentials: false } : {};
   return {
     ...(gcs === undefined
-      ? {}
+      ? { gcs: ambient }
       : {
           gcs: {
+            ...ambient,
             endpoint: gcs.endpoint,
             oauth2Token: gcs.oauth2Token?.reveal(),
             serviceAccountKeyFile: gcs.serviceAccountKeyFile,
           },
         }),
     ...(azure === undefined
-      ? {}
+      ? { azure: ambient }
       : {
           azure: {
+            ...ambient,
             endpoint: azure.endpoint,
             sasToken: azure.sasToken?.reveal(),
             accountKey: azure.accountKey?.reveal(),

@@ -104,9 +104,10 @@ export async function withConnections<T>(job: Job, work: (connections: JobConnec
 export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory {
   const s3 = storage?.s3;
   const credentials = s3?.credentials;
+  const ambient = storage?.ambientCredentials === false ? { ambientCredentials: false } : {};
   return storageFileIO({
     ...(s3 === undefined
-      ? {}
+      ? { s3: ambient }
       : {
           s3: {
             endpoint: s3.endpoint,
@@ -114,6 +115,7 @@ export function tableFileIO(storage: StorageSettings | undefined): FileIOFactory
             pathStyleAccess: s3.pathStyleAccess,
             requestChecksums: s3.requestChecksums,
             partSizeBytes: s3.partSizeBytes,
+            ...ambient,
             credentials:
               credentials === undefined
                 ? undefined

@@ -106,7 +106,7 @@ export async function startUiServer(env: Record<string, string | undefined> = {}
   close(): Promise<void>;
 }> {
   const stateDir = mkdtempSync(join(tmpdir(), "floe-serve-"));
-  const server = await startServer({ stateDir, host: "127.0.0.1", port: 0, env, logFormat: "none" });
+  const server = await startServer({ stateDir, host: "127.0.0.1", port: 0, env, logFormat: "none", noAuth: true });
   const client = new UiClient(server.url);
   await client.session();
   return {

@@ -26,7 +26,7 @@ before(async () => {
   await producePhase(1, prefix);
   server = spawn(
     process.execPath,
-    [join(root, "src", "cli", "main.ts"), "serve", "--state-dir", stateDir, "--listen", "127.0.0.1:0"],
+    [join(root, "src", "cli", "main.ts"), "serve", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--no-auth"],
     {
       env: { ...process.env, FLOE_FAULT_AT: "after-data-files", FLOE_FAULT: "pause", FLOE_FAULT_FILE: pauseFile },
       stdio: ["ignore", "pipe", "inherit"],

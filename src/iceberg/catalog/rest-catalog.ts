@@ -568,16 +568,18 @@ export class RestCatalog implements Catalog {
     const parsed = errorResponseJson.safeParse(jsonOrUndefined(text));
     if (parsed.success) {
       const { message, type } = parsed.data.error;
-      return { message, type: type ?? undefined, iceberg: true };
+      return { message: shortReason(message, 200), type: type ?? undefined, iceberg: true };
     }
-    // Not an IcebergErrorResponse: a web server's or a proxy's page.
+    // Not an IcebergErrorResponse: a web server's or a proxy's page, or whatever a host that is
+    // no catalog answers. Its body is not quoted: the URL may be one a user named to read an
+    // internal service's answer back through floe's error messages.
     const trimmed = text.trim();
     if (/html/i.test(response.headers.get("content-type") ?? "") || /^<(!doctype|html)/i.test(trimmed)) {
-      const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim().replace(/\s+/g, " ");
-      return { message: `an HTML page${title ? ` ("${title.slice(0, 100)}")` : ""}`, type: undefined, iceberg: false };
+      const title = shortReason(/<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1] ?? "", 60);
+      return { message: `an HTML page${title ? ` ("${title}")` : ""}`, type: undefined, iceberg: false };
     }
     return {
-      message: trimmed.slice(0, 300) || response.statusText || "no detail",
+      message: trimmed === "" ? response.statusText || "no detail" : "a body that is not an Iceberg error (not quoted)",
       type: undefined,
       iceberg: false,
     };
@@ -634,4 +636,13 @@ function jsonOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A reason from a server's answer, for an error message: one line, printable, at most `max` characters. */
+function shortReason(text: string, max: number): string {
+  const line = text
+    .replace(/\p{Cc}+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }

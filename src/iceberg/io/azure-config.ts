@@ -19,6 +19,8 @@ export interface AzureStorageOptions {
   readonly singleUploadThresholdBytes?: number | undefined;
   readonly blockSizeBytes?: number | undefined;
   readonly maxAttempts?: number | undefined;
+  /** false: no fallback to the machine's own credentials (floe serve without --ambient-credentials). Default true. */
+  readonly ambientCredentials?: boolean | undefined;
 }
 
 export interface AzureSas {
@@ -70,10 +72,10 @@ export function azureClientConfig(
   } else if (options.accountKey !== undefined) {
     credentials = { kind: "account-key", account: location.account, key: options.accountKey };
     credentialSource = { kind: "job-file" };
-  } else if (nonEmpty(env.AZURE_STORAGE_SAS_TOKEN) !== undefined) {
+  } else if (options.ambientCredentials !== false && nonEmpty(env.AZURE_STORAGE_SAS_TOKEN) !== undefined) {
     credentials = { kind: "sas", sas: sas(env.AZURE_STORAGE_SAS_TOKEN!) };
     credentialSource = { kind: "environment" };
-  } else if (nonEmpty(env.AZURE_STORAGE_KEY) !== undefined) {
+  } else if (options.ambientCredentials !== false && nonEmpty(env.AZURE_STORAGE_KEY) !== undefined) {
     credentials = { kind: "account-key", account: location.account, key: env.AZURE_STORAGE_KEY! };
     credentialSource = { kind: "environment" };
   } else {

@@ -20,6 +20,8 @@ export interface GcsStorageOptions {
   readonly resumableThresholdBytes?: number | undefined;
   readonly chunkSizeBytes?: number | undefined;
   readonly maxAttempts?: number | undefined;
+  /** false: no fallback to the machine's own credentials (floe serve without --ambient-credentials). Default true. */
+  readonly ambientCredentials?: boolean | undefined;
 }
 
 export interface GcsToken {
@@ -82,7 +84,7 @@ export function gcsClientConfig(
   } else if (options.serviceAccountKeyFile !== undefined) {
     credentials = { kind: "service-account", keyFile: options.serviceAccountKeyFile };
     credentialSource = { kind: "job-file" };
-  } else if (nonEmpty(env.GOOGLE_APPLICATION_CREDENTIALS) !== undefined) {
+  } else if (options.ambientCredentials !== false && nonEmpty(env.GOOGLE_APPLICATION_CREDENTIALS) !== undefined) {
     credentials = { kind: "service-account", keyFile: env.GOOGLE_APPLICATION_CREDENTIALS! };
     credentialSource = { kind: "environment" };
   } else {

@@ -90,7 +90,7 @@ export class ServiceAccountTokens {
     const text = await response.text();
     if (!response.ok) {
       throw new Error(
-        `${key.tokenUri} refused the service account ${key.clientEmail} of ${this.#keyFile}: HTTP ${response.status} ${text.slice(0, 300)}`,
+        `${key.tokenUri} refused the service account ${key.clientEmail} of ${this.#keyFile}: HTTP ${response.status}${oauthReason(text)}`,
       );
     }
     const body = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown };
@@ -100,5 +100,15 @@ export class ServiceAccountTokens {
     const expiresIn = typeof body.expires_in === "number" ? body.expires_in : LIFETIME_S;
     this.#current = { token: body.access_token, expiresAtMs: this.#now() + expiresIn * 1000 };
     return this.#current;
+  }
+}
+
+/** The OAuth2 error code of a token endpoint's answer (RFC 6749 5.2), never the rest of its body. */
+function oauthReason(text: string): string {
+  try {
+    const code = (JSON.parse(text) as { error?: unknown }).error;
+    return typeof code === "string" && /^[\w.-]{1,64}$/.test(code) ? ` (${code})` : "";
+  } catch {
+    return "";
   }
 }

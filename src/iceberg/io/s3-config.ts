@@ -23,6 +23,8 @@ export interface S3StorageOptions {
   readonly partSizeBytes?: number | undefined;
   /** Attempts per request, the first included (the SDK's standard retry strategy: backoff with jitter). */
   readonly maxAttempts?: number | undefined;
+  /** false: no fallback to the machine's own credentials (floe serve without --ambient-credentials). Default true. */
+  readonly ambientCredentials?: boolean | undefined;
 }
 
 export interface StaticS3Credentials {
@@ -40,7 +42,9 @@ export interface S3Credentials extends StaticS3Credentials {
 export type CredentialSource =
   | { readonly kind: "catalog"; readonly detail: string }
   | { readonly kind: "job-file" }
-  | { readonly kind: "default-chain" };
+  | { readonly kind: "default-chain" }
+  /** None vended, none in the job, and the SDK's chain not allowed (floe serve). */
+  | { readonly kind: "none" };
 
 export interface S3ClientConfig {
   readonly endpoint: string | undefined;
@@ -108,7 +112,7 @@ export function s3ClientConfig(
     credentialSource = { kind: "job-file" };
   } else {
     credentials = undefined;
-    credentialSource = { kind: "default-chain" };
+    credentialSource = options.ambientCredentials === false ? { kind: "none" } : { kind: "default-chain" };
   }
 
   const partSizeBytes = Math.max(options.partSizeBytes ?? DEFAULT_PART_SIZE_BYTES, MIN_PART_SIZE_BYTES);
@@ -155,6 +159,8 @@ export function describeCredentialSource(source: CredentialSource): string {
       return "static credentials of the job file (destination.iceberg.storage.s3)";
     case "default-chain":
       return "the AWS SDK's default credentials (AWS_* environment variables, ~/.aws, web identity, instance metadata)";
+    case "none":
+      return "no credentials (none vended by the catalog, none in destination.iceberg.storage.s3; floe serve uses its own AWS credentials only with --ambient-credentials)";
   }
 }
 

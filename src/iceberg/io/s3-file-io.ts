@@ -24,7 +24,7 @@ import {
 import { Upload } from "@aws-sdk/lib-storage";
 import type { FileIO, FileIOContext, FileIOFactory, ListedFile } from "./file-io.ts";
 import { RefreshingCredentials } from "./refreshing-credentials.ts";
-import { type S3ClientConfig, type S3StorageOptions, s3ClientConfig } from "./s3-config.ts";
+import { describeCredentialSource, type S3ClientConfig, type S3StorageOptions, s3ClientConfig } from "./s3-config.ts";
 import { parseS3Location } from "./s3-location.ts";
 import { classifyS3Failure, type StorageOperation, storageError } from "./storage-error.ts";
 
@@ -77,6 +77,15 @@ export class S3FileIO implements FileIO {
         connectionTimeout: CONNECTION_TIMEOUT_MS,
         requestTimeout: REQUEST_TIMEOUT_MS,
       },
+      ...(credentialSource.kind === "none"
+        ? {
+            credentials: async () => {
+              throw Object.assign(new Error(describeCredentialSource(credentialSource)), {
+                name: "CredentialsProviderError",
+              });
+            },
+          }
+        : {}),
       ...(refreshing === undefined
         ? {}
         : {

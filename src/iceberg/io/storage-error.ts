@@ -69,6 +69,8 @@ const CODES: Record<string, StorageErrorKind> = {
   ExpiredToken: "expired-credentials",
   TokenRefreshRequired: "expired-credentials",
   InvalidAccessKeyId: "invalid-credentials",
+  // No credentials to sign with: the SDK's chain found none, or floe serve allows none.
+  CredentialsProviderError: "invalid-credentials",
   InvalidToken: "invalid-credentials",
   SignatureDoesNotMatch: "invalid-credentials",
   AuthorizationHeaderMalformed: "wrong-region",
@@ -194,5 +196,7 @@ function expiredHint(source: CredentialSource): string {
       return "; renew destination.iceberg.storage.s3.session_token";
     case "default-chain":
       return "; renew them where the SDK finds them (environment, ~/.aws)";
+    case "none":
+      return "";
   }
 }

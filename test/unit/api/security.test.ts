@@ -32,7 +32,8 @@ function stateDir(): string {
 }
 
 async function serve(dir: string, env: Record<string, string> = {}): Promise<Server> {
-  const s = await startServer({ stateDir: dir, host: "127.0.0.1", port: 0, env, logFormat: "none" });
+  const noAuth = !env["FLOE_UI_PASSWORD"] && !env["FLOE_UI_TOKEN"];
+  const s = await startServer({ stateDir: dir, host: "127.0.0.1", port: 0, env, logFormat: "none", noAuth });
   servers.push(s);
   return s;
 }

@@ -57,3 +57,17 @@ source:
   assert.ok(job.source.security.protocol === "SASL_PLAINTEXT");
   assert.equal(job.source.security.sasl.password.reveal(), "123");
 });
+
+test("with an allow-list (floe serve), only the allowed names are read; any other is an issue, its value never used", () => {
+  const env = { FLOE_SECRET_KEY: "the-server-key", KAFKA_HOST: "broker.internal" };
+  const { value, issues } = interpolateEnv(
+    { kafka: { bootstrap_servers: ["${FLOE_SECRET_KEY}:9092", "${KAFKA_HOST}:9092"] } },
+    env,
+    new Set(["KAFKA_HOST"]),
+  );
+  assert.deepEqual(value, { kafka: { bootstrap_servers: ["${FLOE_SECRET_KEY}:9092", "broker.internal:9092"] } });
+  assert.equal(issues.length, 1);
+  assert.deepEqual(issues[0]!.path, ["kafka", "bootstrap_servers", 0]);
+  assert.match(issues[0]!.message, /--allow-env FLOE_SECRET_KEY/);
+  assert.ok(!JSON.stringify({ value, issues }).includes("the-server-key"));
+});

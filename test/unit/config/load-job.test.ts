@@ -357,3 +357,23 @@ test("loadJob reads the file and names it in errors", async () => {
     return true;
   });
 });
+
+test("TLS files given as PEM text are kept as text, not resolved as paths against the job file's folder", () => {
+  const cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const key = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
+  const job = parseJob(
+    `name: j
+source:
+  kafka:
+    bootstrap_servers: [k:9093]
+    topic_pattern: x
+    security: {protocol: SSL}
+    tls: {cert: ${JSON.stringify(cert)}, key: ${JSON.stringify(key)}, ca: ca.pem}
+`,
+    "/etc/floe/job.yaml",
+    { env: {} },
+  );
+  const tls = (job.source.security as { tls: { ca?: string; clientCertificate?: { cert: string; key: string } } }).tls;
+  assert.deepEqual(tls.clientCertificate, { cert, key });
+  assert.equal(tls.ca, "/etc/floe/ca.pem");
+});

@@ -155,3 +155,104 @@ test("a stored job is the job file's job, and exports to a job file that imports
   assert.deepEqual(other.job("shop").streams, job.streams);
   assert.equal(other.job("shop").maxThreads, 2);
 });
+
+test("a secret left out of an update is not kept when the host or URI it goes to changes: the update names it", () => {
+  const { store: s } = store();
+  s.save("source", saslSource, "t");
+  // Same host: the blank password is kept.
+  const { password: _p, ...saslNoPassword } = saslSource.kafka.sasl;
+  const sameHost = { ...saslSource, kafka: { ...saslSource.kafka, sasl: saslNoPassword, connect_timeout: "5s" } };
+  assert.deepEqual(s.save("source", sameHost, "t", "secure").secrets_set, ["kafka.sasl.password"]);
+  // Another host, password left blank: refused, nothing changed.
+  const moved = { ...sameHost, kafka: { ...sameHost.kafka, bootstrap_servers: ["evil.example:9092"] } };
+  assert.throws(
+    () => s.save("source", moved, "t", "secure"),
+    (e: unknown) => {
+      assert.ok(e instanceof StoreError);
+      assert.equal(e.status, 400);
+      assert.equal(e.issues[0]!.path, "kafka.sasl.password");
+      assert.match(e.issues[0]!.message, /kafka\.bootstrap_servers changed: enter password again/);
+      return true;
+    },
+  );
+  assert.deepEqual(s.get("source", "secure")["kafka"], { ...sameHost.kafka });
+  // Another host with the password given again: saved.
+  const again = { ...moved, kafka: { ...moved.kafka, sasl: { ...saslNoPassword, password: "another" } } };
+  assert.deepEqual(s.save("source", again, "t", "secure").secrets_set, ["kafka.sasl.password"]);
+
+  const rest = (uri: string, extra: Record<string, unknown> = {}) => ({
+    name: "cat",
+    iceberg: { catalog: { type: "rest", uri, ...extra } },
+  });
+  s.save("destination", rest("https://catalog.example/api", { token: "tok" }), "t");
+  assert.throws(
+    () => s.save("destination", rest("https://attacker.example/api"), "t", "cat"),
+    /iceberg\.catalog\.uri changed/,
+  );
+  const oauth = (extra: Record<string, unknown>) => ({
+    name: "oauth",
+    iceberg: { catalog: { type: "rest", uri: "https://catalog.example/api", client_id: "id", ...extra } },
+  });
+  s.save("destination", oauth({ client_secret: "cs" }), "t");
+  s.save("destination", oauth({}), "t", "oauth");
+  assert.throws(
+    () => s.save("destination", oauth({ oauth2_server_uri: "https://evil.example/t" }), "t", "oauth"),
+    /oauth2_server_uri changed: enter client_secret again/,
+  );
+  const s3 = (endpoint: string, secret?: string) => ({
+    name: "store",
+    iceberg: {
+      storage: {
+        s3: { endpoint, access_key_id: "AK", ...(secret === undefined ? {} : { secret_access_key: secret }) },
+      },
+    },
+  });
+  s.save("destination", s3("http://minio.internal:9000", "sk"), "t");
+  s.save("destination", s3("http://minio.internal:9000"), "t", "store");
+  assert.throws(
+    () => s.save("destination", s3("http://elsewhere:9000"), "t", "store"),
+    /storage\.s3\.endpoint changed/,
+  );
+});
+
+test("a TLS private key is a sealed, write-only secret: not shown, not exported, kept on an update", () => {
+  const { store: s, dir } = store();
+  const KEY =
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC-never-shown\n-----END PRIVATE KEY-----\n";
+  const tlsSource = {
+    name: "mtls",
+    kafka: {
+      bootstrap_servers: ["127.0.0.1:9093"],
+      security: { protocol: "SSL" },
+      tls: { cert: "/etc/floe/client.pem", key: KEY },
+    },
+  };
+  const saved = s.save("source", tlsSource, "t");
+  assert.deepEqual(saved.secrets_set, ["kafka.tls.key"]);
+  assert.equal(JSON.stringify(saved).includes("PRIVATE KEY"), false);
+  assert.equal(readFileSync(join(dir, "config.db")).includes("never-shown"), false, "sealed at rest");
+  assert.equal(s.sourceDocument("mtls")["kafka"] && (s.sourceDocument("mtls")["kafka"] as Json).tls.key, KEY);
+  const { key: _k, ...tlsNoKey } = tlsSource.kafka.tls;
+  s.save("source", { ...tlsSource, kafka: { ...tlsSource.kafka, tls: tlsNoKey } }, "t", "mtls");
+  assert.equal((s.sourceDocument("mtls")["kafka"] as Json).tls.key, KEY, "kept when left out");
+  s.save("destination", { name: "d", iceberg: {} }, "t");
+  s.save("job", { name: "j", source: "mtls", destination: "d", topic_pattern: "x" }, "t");
+  const exported = s.exportJob("j");
+  assert.equal(exported.includes("PRIVATE KEY"), false);
+  assert.match(exported, /key: \$\{SOURCE_KAFKA_TLS_KEY\}/);
+});
+
+test("a stored job's object stores get no ambient credentials unless the operator allows them", () => {
+  const dir = mkdtempSync(join(tmpdir(), "floe-store-"));
+  dirs.push(dir);
+  const box = SecretBox.open(dir, {});
+  const s = new ConfigStore(dir, box);
+  s.save("source", { name: "src", kafka: { bootstrap_servers: ["127.0.0.1:9092"] } }, "t");
+  s.save("destination", { name: "d", iceberg: {} }, "t");
+  s.save("job", { name: "j", source: "src", destination: "d", topic_pattern: "x" }, "t");
+  assert.equal(s.job("j").destination.storage?.ambientCredentials, false);
+  s.close();
+  const allowed = new ConfigStore(dir, box, { env: {}, allowed: new Set(), ambientCredentials: true });
+  assert.equal(allowed.job("j").destination.storage?.ambientCredentials, undefined);
+  allowed.close();
+});

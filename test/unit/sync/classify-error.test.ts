@@ -107,3 +107,29 @@ test("run ids are UUIDv7: the start time first, so that they sort by it, then ra
   assert.equal(Number.parseInt(early.replaceAll("-", "").slice(0, 12), 16), 1_700_000_000_000);
   assert.notEqual(newRunId(5), newRunId(5));
 });
+
+test("object-store failures have their own kinds: auth and not-found are final, an unreachable store is retryable", async () => {
+  const { StorageError } = await import("../../../src/iceberg/io/storage-error.ts");
+  const cases: [string, string, boolean][] = [
+    ["invalid-credentials", "storage-auth", false],
+    ["access-denied", "storage-auth", false],
+    ["expired-credentials", "storage-auth", false],
+    ["no-such-bucket", "storage-not-found", false],
+    ["not-found", "storage-not-found", false],
+    ["unreachable", "storage-connection", true],
+    ["wrong-region", "config", false],
+    ["not-s3", "config", false],
+    ["failed", "storage", false],
+  ];
+  for (const [storageKind, kind, retryable] of cases) {
+    const error = new StorageError(storageKind as never, "write", "s3://b/k", "what the store said");
+    assert.deepEqual([classifyError(error).kind, classifyError(error).retryable], [kind, retryable], storageKind);
+    // Under another error (a table writer's), the store's kind still decides.
+    const wrapped = new Error("writing a data file failed", { cause: error });
+    assert.equal(classifyError(wrapped).kind, kind, `${storageKind} wrapped`);
+  }
+  const throttled = new StorageError("failed", "write", "s3://b/k", "SlowDown", {
+    cause: Object.assign(new Error("SlowDown"), { $metadata: { httpStatusCode: 503 } }),
+  });
+  assert.deepEqual([classifyError(throttled).kind, classifyError(throttled).retryable], ["storage-connection", true]);
+});

@@ -362,7 +362,7 @@ test("a uri that answers HTML or other non-Iceberg bodies is not an Iceberg REST
     [404, { text: page, contentType: "text/html" }, 'HTTP 404 with an HTML page \\("Sign in"\\)'],
     [200, { text: page, contentType: "text/html" }, "a body that is not JSON"],
     [200, { json: ["not", "a", "config"] }, "JSON that is not a catalog configuration"],
-    [502, { text: "upstream connect error" }, "HTTP 502 with upstream connect error"],
+    [502, { text: "upstream connect error" }, "HTTP 502 with a body that is not an Iceberg error \\(not quoted\\)"],
   ] as const) {
     server.routes.set("GET /v1/config", () => ({ status, ...reply }));
     await assert.rejects(connect(), (error: unknown) => {
