@@ -1,10 +1,10 @@
 // Job history: the runs with start, duration, status, messages and bytes; a run's commit
 // report per table, and while it runs, its progress per partition.
 import { get } from "../api";
-import { ErrorBox, fmtBytes, fmtDuration, fmtTime, Status, useData } from "../ui";
+import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, useData } from "../ui";
 
 export function HistoryPage({ job }: { job: string }) {
-  const runs = useData(() => get<any[]>(`/api/jobs/${job}/runs`), [job], 2000);
+  const runs = useData(() => get(`/api/jobs/${job}/runs`), [job], 2000);
   return (
     <section>
       <h1>History of {job}</h1>
@@ -34,7 +34,7 @@ export function HistoryPage({ job }: { job: string }) {
               <td>{fmtTime(r.startedAt)}</td>
               <td>{fmtDuration(r.durationMs)}</td>
               <td>
-                <Status status={r.status} />
+                <RunStatus run={r} />
               </td>
               <td>{r.trigger}</td>
               <td>{r.messages}</td>
@@ -65,20 +65,20 @@ export function JobLinks({ job }: { job: string }) {
 }
 
 export function RunPage({ id }: { id: string }) {
-  const run = useData(() => get<any>(`/api/runs/${id}`), [id], 1000);
+  const run = useData(() => get(`/api/runs/${id}`), [id], 1000);
   const r = run.data;
   return (
     <section>
       <h1>
-        Run <code>{id}</code>
+        {r ? `Run of ${r.job}` : "Run"} <code class="run-id">{id}</code>
       </h1>
       <ErrorBox error={run.error} />
       {r ? (
         <>
           <JobLinks job={r.job} />
           <p>
-            <Status status={r.status} /> · started {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages}{" "}
-            messages · {fmtBytes(r.bytes)} ·{" "}
+            <RunStatus run={r} /> · started {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages} messages
+            · {fmtBytes(r.bytes)} ·{" "}
             <a href={`#/runs/${id}/log`} data-testid="open-log">
               log
             </a>
@@ -87,7 +87,7 @@ export function RunPage({ id }: { id: string }) {
           {r.status === "running" && r.progress.length ? (
             <div class="card" data-testid="live-progress">
               <h2>Progress</h2>
-              {r.progress.map((p: any) => {
+              {r.progress.map((p) => {
                 const stop = Number(p.stopOffset);
                 const next = Number(p.nextOffset);
                 const start = next - p.messages;
@@ -124,7 +124,7 @@ export function RunPage({ id }: { id: string }) {
               </tr>
             </thead>
             <tbody>
-              {(r.report?.tables ?? []).map((t: any) => (
+              {(r.report?.tables ?? []).map((t) => (
                 <tr key={t.table} data-testid={`report-${t.table.split(".").pop()}`}>
                   <td>
                     <code>{t.table}</code>
@@ -137,7 +137,7 @@ export function RunPage({ id }: { id: string }) {
                   <td data-col="deleted">{t.positionsDeleted}</td>
                   <td data-col="deadLetters">{t.deadLetters}</td>
                   <td>
-                    <code>{t.snapshotId ?? "—"}</code>
+                    <code>{typeof t["snapshotId"] === "string" ? t["snapshotId"] : "—"}</code>
                   </td>
                 </tr>
               ))}

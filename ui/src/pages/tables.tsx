@@ -1,12 +1,12 @@
 // A job's tables: schema, snapshots, data file and deletion vector counts, dead letters, and
 // the first rows, read by floe itself.
 import { useState } from "preact/hooks";
-import { get } from "../api";
+import { get, type JobTable, type Preview } from "../api";
 import { ErrorBox, fmtTime, useData } from "../ui";
 import { JobLinks } from "./history";
 
 export function TablesPage({ job }: { job: string }) {
-  const tables = useData(() => get<any[]>(`/api/jobs/${job}/tables`), [job]);
+  const tables = useData(() => get(`/api/jobs/${job}/tables`), [job]);
   return (
     <section>
       <h1>Tables of {job}</h1>
@@ -20,8 +20,8 @@ export function TablesPage({ job }: { job: string }) {
   );
 }
 
-function TableCard({ job, table }: { job: string; table: any }) {
-  const [preview, setPreview] = useState<any>(null);
+function TableCard({ job, table }: { job: string; table: JobTable }) {
+  const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () => get(`/api/jobs/${job}/tables/${table.name}/preview?limit=20`).then(setPreview, setError);
   return (
@@ -61,7 +61,7 @@ function TableCard({ job, table }: { job: string; table: any }) {
             </tr>
           </thead>
           <tbody>
-            {table.columns.map((c: any) => (
+            {table.columns.map((c) => (
               <tr key={c.id}>
                 <td>{c.id}</td>
                 <td>
@@ -90,7 +90,7 @@ function TableCard({ job, table }: { job: string; table: any }) {
             </tr>
           </thead>
           <tbody>
-            {[...table.snapshots].reverse().map((s: any) => (
+            {[...table.snapshots].reverse().map((s) => (
               <tr key={s.snapshotId}>
                 <td>{fmtTime(s.at)}</td>
                 <td>{s.operation}</td>
@@ -127,7 +127,7 @@ function TableCard({ job, table }: { job: string; table: any }) {
               </tr>
             </thead>
             <tbody>
-              {preview.rows.map((row: any, i: number) => (
+              {preview.rows.map((row, i) => (
                 <tr key={i}>
                   {preview.columns.map((c: string) => (
                     <td key={c}>
