@@ -163,7 +163,7 @@ export function RecordPage<F, R extends Shown>(props: RecordPageProps<F, R>) {
           </div>
           <div class="buttons">
             <button type="button" onClick={testForm} disabled={formTest === "pending"} data-testid="test-form">
-              Test before saving
+              Test these settings
             </button>
             <button type="submit" class="primary">
               {editing ? "Save" : `Create ${kind}`}
@@ -175,7 +175,7 @@ export function RecordPage<F, R extends Shown>(props: RecordPageProps<F, R>) {
             ) : null}
           </div>
           {editing ? (
-            <p class="hint muted">Test before saving uses only the secrets typed here, not the stored ones.</p>
+            <p class="hint muted">Test these settings uses only the secrets typed here, not the stored ones.</p>
           ) : null}
         </FormErrors>
       </form>

@@ -471,7 +471,7 @@ function EditorForm(props: {
                             {c.example !== undefined ? <span class="example">{c.example}</span> : null}
                           </label>
                         ))}
-                        {t.columns.length === 0 ? (
+                        {t.columns.length === 0 && (s.mode === "upsert" || s.dedup.length > 0) ? (
                           <Field
                             label="Dedup keys"
                             path={`streams.${t.topic}.dedup_keys`}

@@ -97,6 +97,10 @@ function Chart({
             stroke: ink,
             grid: { stroke: grid },
             label: yLabel,
+            // Counts: whole-number ticks only.
+            incrs: [
+              1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7,
+            ],
             // Room for the longest label: never clipped.
             size: (_u, values) => 24 + Math.max(2, ...(values ?? []).map((v) => String(v).length)) * 8,
             values: (_u, splits) => {
