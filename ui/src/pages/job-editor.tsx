@@ -65,7 +65,9 @@ function streamBody(s: Stream): Record<string, unknown> {
   out["mode"] = s.mode;
   if (s.dedup.length) out["dedup_keys"] = s.dedup;
   else delete out["dedup_keys"];
-  put("on_error", s.onError, "dlq");
+  // A new stream names its on_error, the choice the form shows; a stored one keeps its own keys.
+  if (s.stored === null) out["on_error"] = s.onError;
+  else put("on_error", s.onError, "dlq");
   put("format", s.format, "json");
   put("key_format", s.keyFormat, "bytes");
   return out;
