@@ -2,6 +2,7 @@
 import { type ComponentChildren, cloneElement, createContext, isValidElement, toChildArray } from "preact";
 import { useCallback, useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Issue, type RunSummary } from "./api";
+import { humanPath, runStatus } from "./logic";
 
 export function useData<T>(load: () => Promise<T>, deps: unknown[], intervalMs = 0) {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -24,20 +25,6 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[], intervalMs =
     return undefined;
   }, [reload, intervalMs]);
   return { data, error, reload };
-}
-
-/** A field's label from an issue's path, for an issue that no field of the form shows: `kafka.bootstrap_servers.0` reads "Bootstrap servers (entry 1)". */
-export function humanPath(path: string): string {
-  if (!path) return "";
-  const parts = path.split(".");
-  const entries = parts.filter((p) => /^\d+$/.test(p)).map((p) => Number(p) + 1);
-  const named = parts.filter((p) => !/^\d+$/.test(p));
-  const s = named.indexOf("streams");
-  const stream = s >= 0 && named[s + 1] ? named[s + 1]! : undefined;
-  const key = named.at(-1)!;
-  const words = key === stream ? "stream" : key.replace(/_/g, " ");
-  const text = `${words.charAt(0).toUpperCase()}${words.slice(1)}${entries.length ? ` (entry ${entries.at(-1)})` : ""}`;
-  return stream && key !== stream ? `Stream ${stream}: ${text}` : stream ? `Stream ${stream}` : text;
 }
 
 /** A refused request's field issues, for the fields of one form to show beside themselves. */
@@ -241,24 +228,6 @@ export function TextField(props: {
 export function Status({ status }: { status: string | null | undefined }) {
   if (!status) return <span class="muted">never run</span>;
   return <span class={`status status-${status}`}>{status}</span>;
-}
-
-/** What a run's status badge says: a cancelled run is "cancelled", a run that dead-lettered messages is a warning, not a plain "complete". */
-export function runStatus(run: Pick<RunSummary, "status" | "cancelled" | "deadLetters">): {
-  label: string;
-  tone: string;
-  title?: string;
-} {
-  if (run.status === "running") return { label: "running", tone: "running" };
-  if (run.cancelled)
-    return { label: "cancelled", tone: "cancelled", title: "cancelled: it committed what it had read" };
-  if ((run.status === "complete" || run.status === "partial") && run.deadLetters > 0)
-    return {
-      label: `${run.status}, ${run.deadLetters} dead letter${run.deadLetters === 1 ? "" : "s"}`,
-      tone: "warn",
-      title: "some messages did not fit their table: see the dead-letter tables on the Tables page",
-    };
-  return { label: run.status, tone: run.status };
 }
 
 export function RunStatus({

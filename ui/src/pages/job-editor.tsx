@@ -14,64 +14,10 @@ import {
   type SchedulePreview,
 } from "../api";
 import { EngineChecks, useChoices } from "../engines";
+import { NEW_STREAM, type Stream, streamBody, streamOf } from "../logic";
 import { ErrorBox, Field, FormErrors, fmtTime, go, toast, useData } from "../ui";
 
 type Column = Discovery["topics"][number]["columns"][number];
-
-interface Stream {
-  ticked: boolean;
-  mode: "append" | "upsert";
-  dedup: string[];
-  onError: "dlq" | "fail" | "skip";
-  format: string;
-  keyFormat: string;
-  /** The stream as stored (every key, as the user wrote it): saved back with only what changed. */
-  stored: Record<string, unknown> | null;
-}
-
-const NEW_STREAM: Stream = {
-  ticked: false,
-  mode: "append",
-  dedup: [],
-  onError: "dlq",
-  format: "json",
-  keyFormat: "bytes",
-  stored: null,
-};
-
-function streamOf(v: Record<string, unknown>): Stream {
-  return {
-    ticked: true,
-    mode: v["mode"] === "upsert" ? "upsert" : "append",
-    dedup: Array.isArray(v["dedup_keys"]) ? (v["dedup_keys"] as string[]) : [],
-    onError: (v["on_error"] as Stream["onError"] | undefined) ?? "dlq",
-    format: (v["format"] as string | undefined) ?? "json",
-    keyFormat: (v["key_format"] as string | undefined) ?? "bytes",
-    stored: v,
-  };
-}
-
-/**
- * The stream's job-file keys: the stored ones, each changed value written over it; a key the
- * stored stream left out (a default) stays out unless its value changed, so that saving an
- * unchanged job writes the same job file.
- */
-function streamBody(s: Stream): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...(s.stored ?? {}) };
-  const put = (key: string, value: unknown, fallback: unknown) => {
-    if (value === fallback && !(key in out)) return;
-    out[key] = value;
-  };
-  out["mode"] = s.mode;
-  if (s.dedup.length) out["dedup_keys"] = s.dedup;
-  else delete out["dedup_keys"];
-  // A new stream names its on_error, the choice the form shows; a stored one keeps its own keys.
-  if (s.stored === null) out["on_error"] = s.onError;
-  else put("on_error", s.onError, "dlq");
-  put("format", s.format, "json");
-  put("key_format", s.keyFormat, "bytes");
-  return out;
-}
 
 interface JobForm {
   name: string;

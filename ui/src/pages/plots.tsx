@@ -4,33 +4,11 @@ import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { get } from "../api";
+import { countLabel, timeLabel, timeRange } from "../logic";
 import { ErrorBox, useData } from "../ui";
 import { JobLinks } from "./history";
 
 const COLOURS = ["#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#65a30d", "#db2777"];
-
-/** The x range shown: at least an hour around the points, so that one point (or a few seconds of snapshots) never gets an axis of years or of milliseconds. */
-export function timeRange(times: number[]): [number, number] {
-  const min = Math.min(...times);
-  const max = Math.max(...times);
-  const span = max - min;
-  const pad = Math.max(span * 0.05, (3600 - span) / 2, 60);
-  return [min - pad, max + pad];
-}
-
-/** An x tick as the rest of the UI writes times: UTC, 24-hour; with the date when the range spans days. */
-function timeLabel(seconds: number, span: number): string {
-  const iso = new Date(seconds * 1000).toISOString();
-  return span > 86_400 * 2 ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
-}
-
-/** A y tick: whole numbers, thousands as k and millions as M, so that the labels fit their axis. */
-export function countLabel(n: number): string {
-  const a = Math.abs(n);
-  if (a >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
-  if (a >= 1e4) return `${+(n / 1e3).toFixed(1)}k`;
-  return Number.isInteger(n) ? String(n) : n.toFixed(1);
-}
 
 function Chart({
   title,
