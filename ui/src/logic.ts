@@ -1,7 +1,12 @@
 // The UI's pure logic, kept apart from the components so that unit tests run it under Node:
 // how an issue's path reads, what a run's badge says, the plots' time range and tick labels,
 // and how a stream of the job editor becomes its job-file keys.
-import type { RunSummary } from "./api";
+/** What a run's badge reads of a run (the API's RunSummary has these). */
+export interface RunBadgeInput {
+  status: string;
+  cancelled: boolean;
+  deadLetters: number;
+}
 
 /** A field's label from an issue's path, for an issue that no field of the form shows: `kafka.bootstrap_servers.0` reads "Bootstrap servers (entry 1)". */
 export function humanPath(path: string): string {
@@ -20,7 +25,7 @@ export function humanPath(path: string): string {
 }
 
 /** What a run's status badge says: a cancelled run is "cancelled", a run that dead-lettered messages is a warning, not a plain "complete". */
-export function runStatus(run: Pick<RunSummary, "status" | "cancelled" | "deadLetters">): {
+export function runStatus(run: RunBadgeInput): {
   label: string;
   tone: string;
   title?: string;
