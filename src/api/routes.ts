@@ -524,6 +524,13 @@ function runSummary(r: RunRecord, cancelled: boolean) {
     bytes: r.bytes,
     deadLetters: r.deadLetters,
     cancelled,
+    tables: r.tables.map((t) => ({
+      topic: t.topic,
+      table: t.table,
+      messages: t.messagesRead,
+      records: t.recordsAdded,
+      deadLetters: t.deadLetters,
+    })),
     error: r.error === null ? null : `${r.error.message} (${r.error.kind})`,
   };
 }

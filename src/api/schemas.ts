@@ -58,6 +58,17 @@ export const runSummary = z.object({
   bytes: z.number(),
   deadLetters: z.number().describe("Messages the run sent to dead-letter tables or skipped."),
   cancelled: z.boolean().describe("A user cancelled the run; it committed what it had read."),
+  tables: z
+    .array(
+      z.object({
+        topic: z.string(),
+        table: z.string(),
+        messages: z.number(),
+        records: z.number().describe("Rows the run added to the table."),
+        deadLetters: z.number(),
+      }),
+    )
+    .describe("Per stream: what the run read and wrote."),
   error: z.string().nullable(),
 });
 

@@ -90,6 +90,10 @@ test("a running sync shows its progress per partition, and Cancel reaches it", a
       .getByTestId("live-progress")
       .getByText(/40 read, offset 40 of 40/)
       .waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId("overall-progress")
+      .getByText(/40 of 40 \(100%\) · \d+ msg\/s · ETA 0 s/)
+      .waitFor();
     mkdirSync(join(root, "test-artifacts", "ui"), { recursive: true });
     await page.screenshot({ path: join(root, "test-artifacts", "ui", "run-live.png"), fullPage: true });
 

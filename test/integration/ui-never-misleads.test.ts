@@ -322,6 +322,19 @@ test("the plots keep a time axis of hours in UTC, whole counts and labels that f
   }
 });
 
+test("History shows the rows per stream; Tables say where each table lives", TEST, async () => {
+  await open(`#/jobs/${jobName}/history`);
+  const perStream = page.getByTestId("run-row").first().getByTestId("per-stream");
+  await perStream.getByText(/customers/).waitFor();
+  const text = (await perStream.textContent()) ?? "";
+  assert.match(text, new RegExp(`customers ${expected.after_phase1.customers.rows}`));
+  assert.match(text, new RegExp(`orders ${expected.after_phase1.orders.rows}`));
+  await open(`#/jobs/${jobName}/tables`);
+  const where = page.getByTestId(`table-${prefix}customers`).getByTestId("where");
+  await where.waitFor();
+  assert.match((await where.textContent()) ?? "", /in destination b_job_wh · location \S+/);
+});
+
 test("screenshots of each page at 1400 px and 390 px, light and dark", TEST, async () => {
   const runs = (await ui.client.get(`/api/jobs/${jobName}/runs`)).body;
   const pages: [string, string][] = [
@@ -359,4 +372,5 @@ test("screenshots of each page at 1400 px and 390 px, light and dark", TEST, asy
     "the job's sync landed the walkthrough's customers",
   );
   assert.deepEqual(pageErrors, [], "the pages threw no error");
+  assert.ok((await ui.client.checkAgainstOpenApi()) > 0, "the answers match the OpenAPI document");
 });

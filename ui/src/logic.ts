@@ -119,3 +119,47 @@ export function streamBody(s: Stream): Record<string, unknown> {
   put("key_format", s.keyFormat, "bytes");
   return out;
 }
+
+/** A partition's live progress, as the run page gets it. */
+export interface PartitionProgress {
+  nextOffset: string;
+  stopOffset: string;
+  messages: number;
+}
+
+/**
+ * A running run over every partition: messages read of those planned, the rate since it
+ * started, and when it should end at that rate (undefined until it has a rate).
+ */
+export function overallProgress(
+  progress: readonly PartitionProgress[],
+  startedAtMs: number,
+  nowMs: number,
+): { read: number; planned: number; percent: number; perSecond: number; etaSeconds: number | undefined } {
+  let read = 0;
+  let planned = 0;
+  for (const p of progress) {
+    const next = Number(p.nextOffset);
+    const start = next - p.messages;
+    read += p.messages;
+    planned += Math.max(0, Number(p.stopOffset) - start);
+  }
+  const elapsed = Math.max(0.001, (nowMs - startedAtMs) / 1000);
+  const perSecond = read / elapsed;
+  const left = Math.max(0, planned - read);
+  return {
+    read,
+    planned,
+    percent: planned > 0 ? Math.min(100, (read / planned) * 100) : 100,
+    perSecond,
+    etaSeconds: left === 0 ? 0 : perSecond > 0 ? left / perSecond : undefined,
+  };
+}
+
+/** A duration to read at a glance: 42 s, 3 min 20 s, 2 h 5 min. */
+export function fmtSeconds(s: number): string {
+  const r = Math.round(s);
+  if (r < 60) return `${r} s`;
+  if (r < 3600) return `${Math.floor(r / 60)} min ${r % 60} s`;
+  return `${Math.floor(r / 3600)} h ${Math.floor((r % 3600) / 60)} min`;
+}

@@ -4,8 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   countLabel,
+  fmtSeconds,
   humanPath,
   NEW_STREAM,
+  overallProgress,
   runStatus,
   streamBody,
   streamOf,
@@ -67,4 +69,16 @@ test("a stored stream saves with only its own keys, and what changed", () => {
     format: "avro",
     key_format: "avro",
   });
+});
+
+test("a running run's overall progress: read of planned over every partition, the rate and the time left", () => {
+  const progress = [
+    { nextOffset: "150", stopOffset: "300", messages: 50 }, // started at 100: 50 of 200
+    { nextOffset: "40", stopOffset: "40", messages: 40 }, // started at 0: done
+  ];
+  const o = overallProgress(progress, 0, 10_000);
+  assert.deepEqual([o.read, o.planned, o.percent, o.perSecond, o.etaSeconds], [90, 240, 37.5, 9, 150 / 9]);
+  assert.equal(overallProgress([{ nextOffset: "5", stopOffset: "5", messages: 0 }], 0, 0).etaSeconds, 0);
+  assert.equal(overallProgress([{ nextOffset: "0", stopOffset: "5", messages: 0 }], 0, 1000).etaSeconds, undefined);
+  assert.deepEqual([42, 200, 7500].map(fmtSeconds), ["42 s", "3 min 20 s", "2 h 5 min"]);
 });

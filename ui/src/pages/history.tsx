@@ -1,6 +1,7 @@
 // Job history: the runs with start, duration, status, messages and bytes; a run's commit
 // report per table, and while it runs, its progress per partition.
 import { get } from "../api";
+import { fmtSeconds, overallProgress } from "../logic";
 import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, useData } from "../ui";
 
 export function HistoryPage({ job }: { job: string }) {
@@ -19,6 +20,7 @@ export function HistoryPage({ job }: { job: string }) {
             <th>Status</th>
             <th>Trigger</th>
             <th>Messages</th>
+            <th>Rows per stream</th>
             <th>Bytes</th>
             <th>Error</th>
           </tr>
@@ -38,13 +40,25 @@ export function HistoryPage({ job }: { job: string }) {
               </td>
               <td>{r.trigger}</td>
               <td>{r.messages}</td>
+              <td class="per-stream" data-testid="per-stream">
+                {r.tables.length === 0 ? (
+                  <span class="muted">—</span>
+                ) : (
+                  r.tables.map((t) => (
+                    <div key={t.table} title={`${t.messages} messages read into ${t.table}`}>
+                      <code>{t.table.split(".").pop()}</code> {t.records}
+                      {t.deadLetters ? <span class="tag warn">{t.deadLetters} dead</span> : null}
+                    </div>
+                  ))
+                )}
+              </td>
               <td>{fmtBytes(r.bytes)}</td>
               <td class="bad">{r.error ?? ""}</td>
             </tr>
           ))}
           {runs.data?.length === 0 ? (
             <tr>
-              <td colSpan={8} class="muted">
+              <td colSpan={9} class="muted">
                 No run yet: Sync now on the Jobs page.
               </td>
             </tr>
@@ -52,6 +66,23 @@ export function HistoryPage({ job }: { job: string }) {
         </tbody>
       </table>
     </section>
+  );
+}
+
+/** The whole run: read of planned, rate, and the time left at that rate. */
+function Overall(props: { progress: Parameters<typeof overallProgress>[0]; startedAt: string }) {
+  const o = overallProgress(props.progress, new Date(props.startedAt).getTime(), Date.now());
+  return (
+    <div class="progress overall" data-testid="overall-progress">
+      <strong>All partitions</strong>
+      <div class="bar">
+        <div style={{ width: `${o.percent}%` }} />
+      </div>
+      <span>
+        {o.read} of {o.planned} ({Math.floor(o.percent)}%) · {Math.round(o.perSecond)} msg/s · ETA{" "}
+        {o.etaSeconds === undefined ? "—" : fmtSeconds(o.etaSeconds)}
+      </span>
+    </div>
   );
 }
 
@@ -87,6 +118,7 @@ export function RunPage({ id }: { id: string }) {
           {r.status === "running" && r.progress.length ? (
             <div class="card" data-testid="live-progress">
               <h2>Progress</h2>
+              <Overall progress={r.progress} startedAt={r.startedAt} />
               {r.progress.map((p) => {
                 const stop = Number(p.stopOffset);
                 const next = Number(p.nextOffset);

@@ -7,6 +7,7 @@ import { JobLinks } from "./history";
 
 export function TablesPage({ job }: { job: string }) {
   const tables = useData(() => get(`/api/jobs/${job}/tables`), [job]);
+  const stored = useData(() => get(`/api/jobs/${job}`), [job]);
   return (
     <section>
       <h1>Tables of {job}</h1>
@@ -14,13 +15,13 @@ export function TablesPage({ job }: { job: string }) {
       <ErrorBox error={tables.error} />
       {tables.data?.length === 0 ? <p class="muted">No table yet: the first sync creates them.</p> : null}
       {(tables.data ?? []).map((t) => (
-        <TableCard key={t.table} job={job} table={t} />
+        <TableCard key={t.table} job={job} table={t} catalog={stored.data?.destination} />
       ))}
     </section>
   );
 }
 
-function TableCard({ job, table }: { job: string; table: JobTable }) {
+function TableCard({ job, table, catalog }: { job: string; table: JobTable; catalog: string | undefined }) {
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () => get(`/api/jobs/${job}/tables/${table.name}/preview?limit=20`).then(setPreview, setError);
@@ -30,6 +31,14 @@ function TableCard({ job, table }: { job: string; table: JobTable }) {
         <code>{table.table}</code>
         {table.deadLetter ? <span class="tag warn">dead letters</span> : null}
       </h2>
+      <p class="muted where" data-testid="where">
+        {catalog ? (
+          <>
+            in destination <a href="#/destinations">{catalog}</a> ·{" "}
+          </>
+        ) : null}
+        location <code>{table.location}</code>
+      </p>
       <div class="stats">
         <div>
           <strong data-testid="records">{table.records}</strong> records
