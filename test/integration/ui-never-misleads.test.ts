@@ -358,6 +358,8 @@ test("screenshots of each page at 1400 px and 390 px, light and dark", TEST, asy
         await page.locator("main h1").first().waitFor();
         await page.waitForTimeout(name === "plots" || name === "tables" ? 1500 : 300);
         await page.screenshot({ path: join(artifacts, `${name}-${width}-${scheme}.png`), fullPage: true });
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= width, `${name} at ${width} px is ${wide} px wide: nothing may run off the side`);
       }
     }
   }

@@ -18,10 +18,10 @@ export function HistoryPage({ job }: { job: string }) {
             <th>Start</th>
             <th>Duration</th>
             <th>Status</th>
-            <th>Trigger</th>
+            <th class="narrow-hide">Trigger</th>
             <th>Messages</th>
             <th>Rows per stream</th>
-            <th>Bytes</th>
+            <th class="narrow-hide">Bytes</th>
             <th>Error</th>
           </tr>
         </thead>
@@ -38,7 +38,7 @@ export function HistoryPage({ job }: { job: string }) {
               <td>
                 <RunStatus run={r} />
               </td>
-              <td>{r.trigger}</td>
+              <td class="narrow-hide">{r.trigger}</td>
               <td>{r.messages}</td>
               <td class="per-stream" data-testid="per-stream">
                 {r.tables.length === 0 ? (
@@ -52,7 +52,7 @@ export function HistoryPage({ job }: { job: string }) {
                   ))
                 )}
               </td>
-              <td>{fmtBytes(r.bytes)}</td>
+              <td class="narrow-hide">{fmtBytes(r.bytes)}</td>
               <td class="bad">{r.error ?? ""}</td>
             </tr>
           ))}
