@@ -155,6 +155,35 @@ test(
 );
 
 test(
+  "a new user sees the steps of a first pipeline, ticked as they are done; New job after Edit is a fresh form",
+  TEST,
+  async () => {
+    const fresh = await startUiServer();
+    try {
+      await page.goto(new URL("#/jobs", fresh.server.url).href);
+      const steps = page.getByTestId("getting-started").locator("li");
+      await steps.first().waitFor();
+      assert.equal(await steps.count(), 3);
+      assert.equal(await page.getByTestId("getting-started").locator("li.done").count(), 0);
+      await fresh.client.post("/api/sources", { name: "k", kafka: { bootstrap_servers: [bootstrapServers] } });
+      await fresh.client.post("/api/sources/k/test");
+      await page.reload();
+      await page.getByTestId("getting-started").locator("li.done").getByText("(tested ✔)").waitFor();
+    } finally {
+      await fresh.close();
+    }
+    await open(`#/jobs/${jobName}/edit`);
+    await page.waitForFunction((name) => document.querySelector('input[name="job_name"]')?.value === name, jobName);
+    await page.evaluate(() => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = "#/jobs/new";
+    });
+    await page.getByRole("heading", { name: "New job" }).waitFor();
+    assert.equal(await page.locator('input[name="job_name"]').inputValue(), "");
+    assert.equal(await page.locator('input[name="job_name"]').isEnabled(), true);
+  },
+);
+
+test(
   "the topic field says what it does: empty lists all topics, and no pick is named at the streams, not as a required pattern",
   TEST,
   async () => {

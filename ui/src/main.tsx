@@ -29,8 +29,9 @@ function Page({ hash }: { hash: string }) {
   const [section, a, b] = parts;
   if (section === "sources") return <SourcesPage />;
   if (section === "destinations") return <DestinationsPage />;
-  if (section === "jobs" && a === "new") return <JobEditor />;
-  if (section === "jobs" && a && b === "edit") return <JobEditor name={a} />;
+  // Keyed by job: another job (or New job) is a fresh editor, never the last one's state.
+  if (section === "jobs" && a === "new" && !b) return <JobEditor key="new" />;
+  if (section === "jobs" && a && b === "edit") return <JobEditor key={a} name={a} />;
   if (section === "jobs" && a && b === "history") return <HistoryPage job={a} />;
   if (section === "jobs" && a && b === "tables") return <TablesPage job={a} />;
   if (section === "jobs" && a && b === "plots") return <PlotsPage job={a} />;

@@ -2,6 +2,7 @@
 // Cancel while it runs) on the row and the other actions in its menu; importing a job file.
 // Each action says what it did (a toast); Cancel asks first and shows "cancelling" until the
 // run has stopped.
+import type * as preact from "preact";
 import { useState } from "preact/hooks";
 import { del, get, type JobRow, post } from "../api";
 import { EmptyRow, ErrorBox, fmtTime, go, RunStatus, Status, toast, useData } from "../ui";
@@ -40,6 +41,7 @@ export function JobsPage() {
         </button>
       </div>
       <ErrorBox error={list.error ?? error} />
+      {list.data?.length === 0 ? <GettingStarted /> : null}
       <div class="scroll">
         <table class="grid jobs" data-testid="jobs-table">
           <thead>
@@ -170,5 +172,45 @@ export function JobsPage() {
         </div>
       </details>
     </section>
+  );
+}
+
+/** With no job yet: the three steps of a first pipeline, each ticked once done. */
+function GettingStarted() {
+  const sources = useData(() => get("/api/sources"), []);
+  const destinations = useData(() => get("/api/destinations"), []);
+  const tested = (list: { health?: { ok: boolean } | null }[] | undefined) => list?.some((r) => r.health?.ok) ?? false;
+  const step = (done: boolean, body: preact.ComponentChildren) => (
+    <li class={done ? "done" : ""}>
+      <span aria-hidden="true">{done ? "✔" : "○"}</span> {body}
+    </li>
+  );
+  return (
+    <div class="card getting-started" data-testid="getting-started">
+      <h2>Set up a pipeline</h2>
+      <ol>
+        {step(
+          (sources.data?.length ?? 0) > 0,
+          <>
+            Add a <a href="#/sources">source</a> (a Kafka cluster) and press <em>Test these settings</em> before saving
+            {tested(sources.data) ? " (tested ✔)" : ""}.
+          </>,
+        )}
+        {step(
+          (destinations.data?.length ?? 0) > 0,
+          <>
+            Add a <a href="#/destinations">destination</a> (an Iceberg catalog), tested the same way
+            {tested(destinations.data) ? " (tested ✔)" : ""}.
+          </>,
+        )}
+        {step(
+          false,
+          <>
+            <a href="#/jobs/new">Create a job</a>: pick the source and destination, Discover the topics, tick the ones
+            to sync; then Sync now.
+          </>,
+        )}
+      </ol>
+    </div>
   );
 }
