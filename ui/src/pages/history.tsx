@@ -1,8 +1,9 @@
 // Job history: the runs with start, duration, status, messages and bytes; a run's commit
 // report per table, and while it runs, its progress per partition.
-import { get } from "../api";
+import { useState } from "preact/hooks";
+import { get, post } from "../api";
 import { fmtSeconds, overallProgress } from "../logic";
-import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, useData } from "../ui";
+import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, Status, toast, useData } from "../ui";
 
 export function HistoryPage({ job }: { job: string }) {
   const runs = useData(() => get(`/api/jobs/${job}/runs`), [job], 2000);
@@ -98,6 +99,18 @@ export function JobLinks({ job }: { job: string }) {
 export function RunPage({ id }: { id: string }) {
   const run = useData(() => get(`/api/runs/${id}`), [id], 1000);
   const r = run.data;
+  const [cancelling, setCancelling] = useState(false);
+  const cancel = async (job: string) => {
+    if (!confirm(`Cancel this sync of ${job}? It commits what it has read, then stops.`)) return;
+    setCancelling(true);
+    try {
+      await post(`/api/jobs/${job}/cancel`);
+      toast(`Cancelling the sync of ${job}…`);
+    } catch (err) {
+      setCancelling(false);
+      toast(`Failed: ${(err as Error).message}`, "bad");
+    }
+  };
   return (
     <section>
       <h1>
@@ -108,12 +121,17 @@ export function RunPage({ id }: { id: string }) {
         <>
           <JobLinks job={r.job} />
           <p>
-            <RunStatus run={r} /> · started {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages} messages
-            · {fmtBytes(r.bytes)} ·{" "}
+            {cancelling && r.status === "running" ? <Status status="cancelling" /> : <RunStatus run={r} />} · started{" "}
+            {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages} messages · {fmtBytes(r.bytes)} ·{" "}
             <a href={`#/runs/${id}/log`} data-testid="open-log">
               log
             </a>
           </p>
+          {r.status === "running" ? (
+            <button type="button" disabled={cancelling} onClick={() => cancel(r.job)}>
+              {cancelling ? "Cancelling…" : "Cancel this run"}
+            </button>
+          ) : null}
           {r.error ? <div class="error">{r.error}</div> : null}
           {r.status === "running" && r.progress.length ? (
             <div class="card" data-testid="live-progress">
