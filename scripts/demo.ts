@@ -61,13 +61,15 @@ await serveUi();
 console.log("\nKafka keeps running for another try; `npm run services -- stop` stops it.");
 
 /**
- * The demo's job in `floe serve`: imported into a fresh state directory (its warehouse made
- * absolute, the demo's own), and the server left running in the background on 127.0.0.1:8000
+ * The demo's job in `floe serve`: imported into the state root the demo's `floe sync` used
+ * (demo/.floe, beside the job file; its warehouse made absolute, the demo's own), so that the
+ * UI shows the runs those syncs recorded and a Sync now reuses their upsert key indexes; the
+ * server left running in the background on 127.0.0.1:8000
  * (FLOE_DEMO_UI_PORT), its output in .local/logs/demo-serve.log.
  */
 async function serveUi(): Promise<void> {
   step("floe serve: the demo's job in the web UI");
-  const stateDir = join(demoDir, ".floe", "serve");
+  const stateDir = join(demoDir, ".floe");
   const job = parseYaml(readFileSync(jobFile, "utf8")) as { destination: { iceberg: Record<string, unknown> } };
   job.destination.iceberg["catalog"] = { type: "sql", warehouse: join(demoDir, "warehouse") };
   const store = new ConfigStore(stateDir, SecretBox.open(stateDir));

@@ -34,6 +34,11 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
   };
   const sync = () => import("./sync-calls.ts");
 
+  // A source or destination is shown with its stored health: the last Test connection of it as saved.
+  const withHealth = (kind: Kind, record: Record<string, unknown>) =>
+    kind === "job" ? record : { ...record, health: runs.health(kind, String(record["name"])) };
+  const summary = (r: RunRecord) => runSummary(r, runs.wasCancelled(r.runId));
+
   const crud = (kind: Kind, plural: string, record: z.ZodType, shown: z.ZodType, tag: string): AnyRoute[] => [
     defineRoute({
       method: "get",
@@ -41,7 +46,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: `List the ${plural}`,
       tag,
       responses: ok(z.array(shown)),
-      handler: () => json(store.list(kind)),
+      handler: () => json(store.list(kind).map((r) => withHealth(kind, r))),
     }),
     defineRoute({
       method: "post",
@@ -66,7 +71,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: `One ${kind}`,
       tag,
       responses: { ...ok(shown), ...named(kind) },
-      handler: ({ params }) => json(store.get(kind, params["name"]!)),
+      handler: ({ params }) => json(withHealth(kind, store.get(kind, params["name"]!))),
     }),
     defineRoute({
       method: "put",
@@ -79,7 +84,9 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       handler: async ({ params, body, caller }) => {
         const saved = store.save(kind, body, caller.actor, params["name"]);
         if (kind === "job") await runs.reschedule(params["name"]!);
-        return json(saved);
+        // A changed record's last test says nothing of it any more.
+        else runs.dropHealth(kind, params["name"]!);
+        return json(withHealth(kind, saved));
       },
     }),
     defineRoute({
@@ -100,6 +107,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         }
         store.delete(kind, params["name"]!, caller.actor);
         if (kind === "job") await runs.reschedule(params["name"]!);
+        else runs.dropHealth(kind, params["name"]!);
         return { status: 204 };
       },
     }),
@@ -116,7 +124,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       destination: String(job["destination"]),
       schedule: typeof job["schedule"] === "string" ? job["schedule"] : null,
       paused: job["paused"] === true,
-      lastRun: last ? runSummary(last) : null,
+      lastRun: last ? summary(last) : null,
       runningRun: runs.runningRun(name) ?? null,
       nextRun: runs.nextRun(name)?.toISOString() ?? null,
       lag:
@@ -128,10 +136,10 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
   const runOf = (id: string) => {
     const run = runs.run(id);
     if (!run) throw new ApiError(404, `no run ${id}`, [{ path: "id", message: "unknown run" }]);
-    const summary = runSummary(run.record);
+    const shown = summary(run.record);
     return {
-      ...summary,
-      messages: run.liveMessages ?? summary.messages,
+      ...shown,
+      messages: run.liveMessages ?? shown.messages,
       report: { status: run.record.outcome, tables: run.record.tables, messagesRead: run.record.messages },
       progress: run.progress,
     };
@@ -224,8 +232,24 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: "Test connection: reach the brokers as a sync would, and say what is wrong",
       tag: "sources",
       responses: { ...ok(S.diagnosis), ...named("source"), ...refusedHost },
-      handler: async ({ params }) =>
-        json(await (await sync()).testSource((await checked(store.probeJob("source", params["name"]!))).source)),
+      handler: async ({ params }) => {
+        const result = await (await sync()).testSource(
+          (await checked(store.probeJob("source", params["name"]!))).source,
+        );
+        runs.saveHealth("source", params["name"]!, result);
+        return json(result);
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/api/sources/test",
+      summary: "Test connection of a source not saved yet (the form as it is), with only the secrets it carries",
+      tag: "sources",
+      body: z.unknown(),
+      bodyDoc: sourceRecord,
+      responses: { ...ok(S.diagnosis), ...refusedHost },
+      handler: async ({ body }) =>
+        json(await (await sync()).testSource((await checked(store.probeUnsaved("source", body))).source)),
     }),
     defineRoute({
       method: "post",
@@ -260,11 +284,25 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: "Test connection: reach the catalog as a sync would, and say what is wrong",
       tag: "destinations",
       responses: { ...ok(S.diagnosis), ...named("destination"), ...refusedHost },
-      handler: async ({ params }) =>
+      handler: async ({ params }) => {
+        const result = await (await sync()).testDestination(
+          (await checked(store.probeJob("destination", params["name"]!))).destination,
+        );
+        runs.saveHealth("destination", params["name"]!, result);
+        return json(result);
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/api/destinations/test",
+      summary: "Test connection of a destination not saved yet (the form as it is), with only the secrets it carries",
+      tag: "destinations",
+      body: z.unknown(),
+      bodyDoc: destinationRecord,
+      responses: { ...ok(S.diagnosis), ...refusedHost },
+      handler: async ({ body }) =>
         json(
-          await (await sync()).testDestination(
-            (await checked(store.probeJob("destination", params["name"]!))).destination,
-          ),
+          await (await sync()).testDestination((await checked(store.probeUnsaved("destination", body))).destination),
         ),
     }),
     defineRoute({
@@ -305,13 +343,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       summary: "The next three run times of a schedule, and the presets",
       tag: "jobs",
       body: z.strictObject({ schedule: z.string().max(200) }),
-      responses: ok(
-        z.object({
-          error: z.string().nullable(),
-          next: z.array(z.string()),
-          presets: z.array(z.object({ label: z.string(), schedule: z.string() })),
-        }),
-      ),
+      responses: ok(S.schedulePreview),
       handler: ({ body }) => {
         const { error, next: times } = previewSchedule(body.schedule, 3);
         return json({
@@ -420,7 +452,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       responses: { ...ok(z.array(S.runSummary)), ...named("job") },
       handler: ({ params }) => {
         store.get("job", params["name"]!);
-        return json(runs.runs(params["name"]!).map(runSummary));
+        return json(runs.runs(params["name"]!).map(summary));
       },
     }),
     defineRoute({
@@ -525,7 +557,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         const history = runs
           .runs(name, 200)
           .filter((r) => r.kind !== "maintenance")
-          .map(runSummary)
+          .map(summary)
           .filter((r) => r.durationMs !== null && r.status !== "failed")
           .reverse()
           .map((r) => ({
@@ -566,7 +598,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
 const engineSupport = () => TARGET_ENGINES.map((engine) => ({ engine, ...ENGINE_SUPPORT[engine] }));
 
 /** A run record as the API shows it. */
-function runSummary(r: RunRecord) {
+function runSummary(r: RunRecord, cancelled: boolean) {
   return {
     id: r.runId,
     job: r.job,
@@ -577,6 +609,15 @@ function runSummary(r: RunRecord) {
     status: r.outcome,
     messages: r.messages,
     bytes: r.bytes,
+    deadLetters: r.deadLetters,
+    cancelled,
+    tables: r.tables.map((t) => ({
+      topic: t.topic,
+      table: t.table,
+      messages: t.messagesRead,
+      records: t.recordsAdded,
+      deadLetters: t.deadLetters,
+    })),
     error: r.error === null ? null : `${r.error.message} (${r.error.kind})`,
   };
 }

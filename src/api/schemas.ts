@@ -6,15 +6,35 @@ const secretsSet = z
   .array(z.string())
   .describe("Paths of the write-only secrets that are set; their values are never returned.");
 
+export const diagnosis = z.object({
+  ok: z.boolean(),
+  message: z.string(),
+  kind: z.string().optional(),
+  retryable: z.boolean().optional(),
+  reason: z
+    .string()
+    .optional()
+    .describe("Kafka: what the broker or the network refused (refused, timeout, authentication, ...)."),
+  hint: z.string().optional().describe("Kafka: what to check."),
+  durationMs: z.number(),
+});
+
+const connectionHealth = diagnosis
+  .extend({ testedAt: z.string().describe("When Test connection ran (ISO 8601, UTC).") })
+  .nullable()
+  .describe("The last Test connection of the record as saved; null: not tested since it was created or changed.");
+
 export const sourceShown = z.looseObject({
   name: z.string(),
   kafka: z.record(z.string(), z.unknown()),
   secrets_set: secretsSet,
+  health: connectionHealth.optional(),
 });
 export const destinationShown = z.looseObject({
   name: z.string(),
   iceberg: z.record(z.string(), z.unknown()),
   secrets_set: secretsSet,
+  health: connectionHealth.optional(),
 });
 export const jobShown = z.looseObject({
   name: z.string(),
@@ -36,6 +56,19 @@ export const runSummary = z.object({
   status: z.enum(["running", "complete", "partial", "failed", "abandoned"]),
   messages: z.number(),
   bytes: z.number(),
+  deadLetters: z.number().describe("Messages the run sent to dead-letter tables or skipped."),
+  cancelled: z.boolean().describe("A user cancelled the run; it committed what it had read."),
+  tables: z
+    .array(
+      z.object({
+        topic: z.string(),
+        table: z.string(),
+        messages: z.number(),
+        records: z.number().describe("Rows the run added to the table."),
+        deadLetters: z.number(),
+      }),
+    )
+    .describe("Per stream: what the run read and wrote."),
   error: z.string().nullable(),
 });
 
@@ -87,19 +120,6 @@ export const logLine = z.object({
   at: z.string(),
   level: z.enum(["debug", "info", "warn", "error"]),
   msg: z.string(),
-});
-
-export const diagnosis = z.object({
-  ok: z.boolean(),
-  message: z.string(),
-  kind: z.string().optional(),
-  retryable: z.boolean().optional(),
-  reason: z
-    .string()
-    .optional()
-    .describe("Kafka: what the broker or the network refused (refused, timeout, authentication, ...)."),
-  hint: z.string().optional().describe("Kafka: what to check."),
-  durationMs: z.number(),
 });
 
 export const discovery = z.object({
@@ -159,6 +179,9 @@ export const jobTable = z.object({
       totalDataFiles: z.number(),
       totalDeleteFiles: z.number(),
       totalRecords: z.number(),
+      addedDataFiles: z.number().optional(),
+      addedDeleteFiles: z.number().optional(),
+      addedRecords: z.number().optional(),
     }),
   ),
   dataFiles: z.number(),
@@ -168,7 +191,7 @@ export const jobTable = z.object({
   location: z.string(),
 });
 
-const health = z.object({
+const tableHealth = z.object({
   dataFiles: z.number(),
   deleteFiles: z.number(),
   records: z.number(),
@@ -181,7 +204,7 @@ const health = z.object({
 });
 
 export const tablesHealth = z.object({
-  tables: z.array(health.extend({ table: z.string() })),
+  tables: z.array(tableHealth.extend({ table: z.string() })),
   lastMaintenance: z.object({ runId: z.string(), at: z.string(), outcome: z.string() }).nullable(),
 });
 
@@ -189,7 +212,15 @@ export const maintenancePass = z.object({
   runId: z.string(),
   outcome: z.string(),
   tables: z.array(
-    z.looseObject({ table: z.string(), before: health, after: health.optional(), error: z.string().optional() }),
+    z.looseObject({
+      table: z.string(),
+      before: tableHealth,
+      after: tableHealth.optional(),
+      compaction: z.object({ dataFiles: z.number() }).loose().nullable(),
+      snapshots: z.object({ expired: z.number() }).loose().nullable(),
+      orphans: z.object({ files: z.number() }).loose().nullable(),
+      error: z.string().optional(),
+    }),
   ),
 });
 
@@ -226,8 +257,42 @@ export const auditEntry = z.object({
   name: z.string(),
 });
 
+export const schedulePreview = z.object({
+  error: z.string().nullable(),
+  next: z.array(z.string()),
+  presets: z.array(z.object({ label: z.string(), schedule: z.string() })),
+});
+
+/** A refused request: its message, and the fields that are wrong (path: the job file's keys, dotted). */
+export const errorBody = z.object({
+  error: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+
 export const session = z.object({
   authRequired: z.boolean(),
   authenticated: z.boolean(),
   csrfToken: z.string().nullable(),
 });
+
+export type SourceShown = z.infer<typeof sourceShown>;
+export type DestinationShown = z.infer<typeof destinationShown>;
+export type JobShown = z.infer<typeof jobShown>;
+export type RunSummary = z.infer<typeof runSummary>;
+export type RunDetail = z.infer<typeof runDetail>;
+export type TableReport = z.infer<typeof tableReport>;
+export type JobRow = z.infer<typeof jobRow>;
+export type LogLine = z.infer<typeof logLine>;
+export type Diagnosis = z.infer<typeof diagnosis>;
+export type Discovery = z.infer<typeof discovery>;
+export type Choices = z.infer<typeof choices>;
+export type EngineCheck = z.infer<typeof engineCheck>;
+export type JobTable = z.infer<typeof jobTable>;
+export type Preview = z.infer<typeof preview>;
+export type Metrics = z.infer<typeof metrics>;
+export type TablesHealth = z.infer<typeof tablesHealth>;
+export type MaintenancePass = z.infer<typeof maintenancePass>;
+export type AuditEntry = z.infer<typeof auditEntry>;
+export type Session = z.infer<typeof session>;
+export type SchedulePreview = z.infer<typeof schedulePreview>;
+export type ApiErrorBody = z.infer<typeof errorBody>;

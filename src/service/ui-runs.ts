@@ -4,7 +4,9 @@
 // replaced when the job changes. Sync now takes the job's sync lock as any run does, so it
 // never overlaps a scheduled run or a `floe sync` of the job. Beside them: what the UI shows
 // live (progress per partition of a running run), the lag at each run's plan (kept over time
-// for the plots) and the lag measured when each run ended (job-status.ts), in lag.db.
+// for the plots) and the lag measured when each run ended (job-status.ts), in lag.db; beside
+// them in the same file, the runs a user cancelled (the run store's outcome says only what was
+// committed) and the last Test connection of each source and destination (its stored health).
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -120,7 +122,10 @@ export class UiRuns {
       CREATE INDEX IF NOT EXISTS lag_job ON lag (job, at);
       CREATE TABLE IF NOT EXISTS measured_lag (job TEXT NOT NULL, at INTEGER NOT NULL, topic TEXT NOT NULL,
         partition INTEGER NOT NULL, lag INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS measured_lag_job ON measured_lag (job, at);`);
+      CREATE INDEX IF NOT EXISTS measured_lag_job ON measured_lag (job, at);
+      CREATE TABLE IF NOT EXISTS cancelled (run_id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS health (kind TEXT NOT NULL, name TEXT NOT NULL, at INTEGER NOT NULL,
+        result TEXT NOT NULL, PRIMARY KEY (kind, name));`);
   }
 
   /** Opens the run store of the state root and schedules every stored job that has a schedule. */
@@ -246,6 +251,7 @@ export class UiRuns {
   async cancel(name: string): Promise<boolean> {
     const live = this.#live.get(name);
     if (!live) return false;
+    this.#lag.prepare("INSERT OR IGNORE INTO cancelled VALUES (?, ?)").run(live.runId, Date.now());
     if (live.abort) {
       live.abort.abort();
       return true;
@@ -258,6 +264,32 @@ export class UiRuns {
     this.#services.delete(name);
     await this.reschedule(name);
     return true;
+  }
+
+  /** Whether a user cancelled the run (it then committed what it had read and stopped). */
+  wasCancelled(runId: string): boolean {
+    return this.#lag.prepare("SELECT 1 FROM cancelled WHERE run_id = ?").get(runId) !== undefined;
+  }
+
+  /** Keeps the last Test connection of a stored source or destination, with when it ran. */
+  saveHealth(kind: "source" | "destination", name: string, result: object): void {
+    this.#lag
+      .prepare("INSERT OR REPLACE INTO health VALUES (?, ?, ?, ?)")
+      .run(kind, name, Date.now(), JSON.stringify(result));
+  }
+
+  /** The last Test connection of a stored source or destination, or null when none was made. */
+  health(kind: "source" | "destination", name: string): ({ testedAt: string } & Record<string, unknown>) | null {
+    const row = this.#lag.prepare("SELECT at, result FROM health WHERE kind = ? AND name = ?").get(kind, name) as
+      | { at: number; result: string }
+      | undefined;
+    if (!row) return null;
+    return { ...(JSON.parse(row.result) as Record<string, unknown>), testedAt: new Date(row.at).toISOString() };
+  }
+
+  /** Forgets a deleted record's health. */
+  dropHealth(kind: "source" | "destination", name: string): void {
+    this.#lag.prepare("DELETE FROM health WHERE kind = ? AND name = ?").run(kind, name);
   }
 
   runningRun(name: string): string | undefined {

@@ -247,6 +247,18 @@ export class ConfigStore {
   }
 
   /**
+   * A probe job (as probeJob) of a source or destination not saved yet, as a form holds it:
+   * validated as a save would be, with only the secrets the form itself carries (a stored
+   * record's secrets never go to a host the form names).
+   */
+  probeUnsaved(kind: "source" | "destination", input: unknown): Job {
+    const doc = this.#validate(kind, input);
+    const source = kind === "source" ? doc : { kafka: { bootstrap_servers: ["127.0.0.1:9"] } };
+    const destination = kind === "destination" ? doc : { iceberg: {} };
+    return this.#toJob(compose({ name: "probe", topic_pattern: ".*" }, source, destination));
+  }
+
+  /**
    * The job that the streams step discovers with: a stored source, optionally a destination
    * (whose tables then show as existing), the topics a pattern selects, under the job's name.
    */

@@ -1,6 +1,7 @@
 // A running sync seen through `floe serve`: the run stands still at a fault point (the data
 // files written, their commit not yet made) while the API and the UI show it running, with its
-// progress per partition; Cancel reaches it; once let go, it lands what it read.
+// progress per partition; Cancel on the Jobs page asks first, shows "cancelling", reaches the
+// run, which then shows "cancelled"; once let go, it lands what it read.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -89,21 +90,47 @@ test("a running sync shows its progress per partition, and Cancel reaches it", a
       .getByTestId("live-progress")
       .getByText(/40 read, offset 40 of 40/)
       .waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId("overall-progress")
+      .getByText(/40 of 40 \(100%\) · \d+ msg\/s · ETA 0 s/)
+      .waitFor();
     mkdirSync(join(root, "test-artifacts", "ui"), { recursive: true });
     await page.screenshot({ path: join(root, "test-artifacts", "ui", "run-live.png"), fullPage: true });
+
+    // Cancel from the Jobs page: it asks first, then shows "cancelling" until the run stops.
+    await page.goto(new URL("#/jobs", api.base).href);
+    const row = page.getByTestId(`job-${jobName}`);
+    const dialogs: string[] = [];
+    page.once("dialog", async (d) => {
+      dialogs.push(d.message());
+      await d.dismiss();
+    });
+    await row.getByRole("button", { name: "Cancel" }).click();
+    assert.match(dialogs[0] ?? "", /Cancel the running sync of/, "Cancel asks first");
+    assert.equal((await api.get(`/api/runs/${runId}`)).body.status, "running", "a dismissed Cancel cancels nothing");
+    page.once("dialog", (d) => d.accept());
+    await row.getByRole("button", { name: "Cancel" }).click();
+    await row.getByTestId("job-status").getByText("cancelling").waitFor();
+    await page
+      .getByTestId("toasts")
+      .getByText(/Cancelling the sync of/)
+      .waitFor();
+    rmSync(pauseFile);
+    await row.getByTestId("job-status").getByText("cancelled", { exact: true }).waitFor({ timeout: 60_000 });
+    await page.goto(new URL(`#/runs/${runId}`, api.base).href);
+    await page.locator(".status", { hasText: "cancelled" }).waitFor();
   } finally {
     await browser.close();
   }
 
-  assert.deepEqual((await api.post(`/api/jobs/${jobName}/cancel`)).body, { cancelled: true });
-  rmSync(pauseFile);
   let done: Json;
   do {
     await new Promise((resolve) => setTimeout(resolve, 200));
     done = (await api.get(`/api/runs/${runId}`)).body;
   } while (done.status === "running");
-  // Everything was read before the cancel: what was read lands.
+  // Everything was read before the cancel: what was read lands, and the run says it was cancelled.
   assert.equal(done.status, "complete", JSON.stringify(done));
+  assert.equal(done.cancelled, true);
   assert.equal(done.report.tables[0].recordsAdded, 40);
   await api.checkAgainstOpenApi();
 });

@@ -1,20 +1,14 @@
 // The job file's choices the forms offer (target engines and what each reads, value and key
 // formats), as the server has them (GET /api/choices, from config/): the UI keeps no list of its own.
 import { useEffect, useState } from "preact/hooks";
-import { get } from "./api";
-
-export interface Choices {
-  targetEngines: { engine: string; deletionVectors: boolean; note: string }[];
-  valueFormats: string[];
-  keyFormats: string[];
-}
+import { type Choices, get } from "./api";
 
 let loaded: Promise<Choices> | undefined;
 
 export function useChoices(): Choices | undefined {
   const [choices, setChoices] = useState<Choices | undefined>(undefined);
   useEffect(() => {
-    loaded ??= get<Choices>("/api/choices");
+    loaded ??= get("/api/choices");
     loaded.then(setChoices, () => {
       loaded = undefined;
     });

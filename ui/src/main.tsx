@@ -11,7 +11,8 @@ import { PlotsPage } from "./pages/plots";
 import { SourcesPage } from "./pages/sources";
 import { TablesPage } from "./pages/tables";
 import "./style.css";
-import { ErrorBox } from "./ui";
+import { get } from "./api";
+import { ErrorBox, fmtTime, Toasts, useData } from "./ui";
 
 function useHash() {
   const [hash, setHash] = useState(window.location.hash || "#/jobs");
@@ -28,14 +29,62 @@ function Page({ hash }: { hash: string }) {
   const [section, a, b] = parts;
   if (section === "sources") return <SourcesPage />;
   if (section === "destinations") return <DestinationsPage />;
-  if (section === "jobs" && a === "new") return <JobEditor />;
-  if (section === "jobs" && a && b === "edit") return <JobEditor name={a} />;
+  // Keyed by job: another job (or New job) is a fresh editor, never the last one's state.
+  if (section === "jobs" && a === "new" && !b) return <JobEditor key="new" />;
+  if (section === "jobs" && a && b === "edit") return <JobEditor key={a} name={a} />;
   if (section === "jobs" && a && b === "history") return <HistoryPage job={a} />;
   if (section === "jobs" && a && b === "tables") return <TablesPage job={a} />;
   if (section === "jobs" && a && b === "plots") return <PlotsPage job={a} />;
   if (section === "runs" && a && b === "log") return <LogPage id={a} />;
-  if (section === "runs" && a) return <RunPage id={a} />;
-  return <JobsPage />;
+  if (section === "runs" && a && !b) return <RunPage id={a} />;
+  if (section === "audit" && !a) return <AuditPage />;
+  if ((section === "jobs" || section === "") && !a) return <JobsPage />;
+  return <NotFound hash={hash} />;
+}
+
+function NotFound({ hash }: { hash: string }) {
+  return (
+    <section data-testid="not-found">
+      <h1>Not found</h1>
+      <p>
+        There is no page at <code>{hash}</code>. Go to the <a href="#/jobs">jobs</a>.
+      </p>
+    </section>
+  );
+}
+
+/** Every change to a source, destination or job: who, when, what. */
+function AuditPage() {
+  const audit = useData(() => get("/api/audit"), []);
+  return (
+    <section>
+      <h1>Audit log</h1>
+      <p class="muted">Every change to a source, destination or job, newest first (UTC).</p>
+      <ErrorBox error={audit.error} />
+      <div class="scroll">
+        <table class="grid" data-testid="audit-table">
+          <thead>
+            <tr>
+              <th>At</th>
+              <th>Who</th>
+              <th>Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(audit.data ?? []).map((e, i) => (
+              <tr key={`${e.at}-${i}`}>
+                <td>{fmtTime(e.at)}</td>
+                <td>{e.actor}</td>
+                <td>
+                  {e.action} {e.kind} <strong>{e.name}</strong>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
 }
 
 function Login({ onDone }: { onDone: () => void }) {
@@ -96,6 +145,7 @@ function App() {
           {link("jobs", "Jobs")}
           {link("sources", "Sources")}
           {link("destinations", "Destinations")}
+          {link("audit", "Audit log")}
         </nav>
         {session.authRequired ? (
           <button type="button" onClick={() => post("/api/logout").then(refresh)}>
@@ -106,6 +156,7 @@ function App() {
       <main>
         <Page hash={hash} />
       </main>
+      <Toasts />
     </>
   );
 }

@@ -1,8 +1,25 @@
 // Destinations: the Iceberg catalogs jobs write to (REST, the Unity preset, or the embedded
 // warehouse), their credentials (write-only) and target engines.
+
+import type { DestinationShown } from "../api";
 import { EngineChecks } from "../engines";
 import { RecordPage, secretHint } from "../record-page";
 import { Field, TextField } from "../ui";
+
+/** destination.iceberg as the API shows it (secrets left out): the keys this page reads. */
+interface IcebergShown {
+  catalog?: {
+    type: Form["type"];
+    uri?: string;
+    warehouse?: string;
+    workspace_url?: string;
+    catalog?: string;
+    client_id?: string;
+  };
+  target_engines?: string[];
+  compression?: string;
+}
+const icebergOf = (r: DestinationShown) => r.iceberg as IcebergShown;
 
 interface Form {
   name: string;
@@ -53,9 +70,10 @@ function toBody(f: Form) {
   return { name: f.name, iceberg: { catalog, target_engines: f.engines, compression: f.compression } };
 }
 
-function fromRecord(r: any): Form {
-  const c = r.iceberg?.catalog ?? { type: "sql" };
-  const secrets: string[] = r.secrets_set ?? [];
+function fromRecord(r: DestinationShown): Form {
+  const iceberg = icebergOf(r);
+  const c = iceberg.catalog ?? { type: "sql" };
+  const secrets = r.secrets_set;
   return {
     ...empty,
     name: r.name,
@@ -67,35 +85,32 @@ function fromRecord(r: any): Form {
     catalog: c.catalog ?? "",
     auth: c.client_id ? "oauth2" : secrets.some((s) => s.endsWith("token")) ? "token" : "none",
     clientId: c.client_id ?? "",
-    engines: r.iceberg?.target_engines ?? [],
-    compression: r.iceberg?.compression ?? "zstd",
+    engines: iceberg.target_engines ?? [],
+    compression: iceberg.compression ?? "zstd",
   };
 }
 
 export function DestinationsPage() {
   return (
-    <RecordPage<Form>
+    <RecordPage<Form, DestinationShown>
       kind="destination"
       title="Destinations"
       intro="Iceberg catalogs. Test connection lists the catalog's namespaces with the stored credentials."
       columns={[
         {
           header: "Catalog",
-          cell: (d) => (
-            <>
-              {d.iceberg.catalog?.type ?? "sql"}{" "}
-              <code>
-                {d.iceberg.catalog?.uri ??
-                  d.iceberg.catalog?.workspace_url ??
-                  d.iceberg.catalog?.warehouse ??
-                  "./warehouse"}
-              </code>
-            </>
-          ),
+          cell: (d) => {
+            const c = icebergOf(d).catalog;
+            return (
+              <>
+                {c?.type ?? "sql"} <code>{c?.uri ?? c?.workspace_url ?? c?.warehouse ?? "./warehouse"}</code>
+              </>
+            );
+          },
         },
         {
           header: "Target engines",
-          cell: (d) => (d.iceberg.target_engines ?? []).join(", ") || <span class="muted">any</span>,
+          cell: (d) => (icebergOf(d).target_engines ?? []).join(", ") || <span class="muted">any</span>,
         },
       ]}
       empty={empty}
@@ -111,7 +126,7 @@ export function DestinationsPage() {
               value={form.name}
               onValue={(v) => set({ name: v })}
             />
-            <Field label="Catalog">
+            <Field label="Catalog" path="iceberg.catalog.type">
               <select
                 name="type"
                 value={form.type}
@@ -159,6 +174,7 @@ export function DestinationsPage() {
                     label="Warehouse"
                     hint="optional"
                     name="rest_warehouse"
+                    path="iceberg.catalog.warehouse"
                     value={form.restWarehouse}
                     onValue={(v) => set({ restWarehouse: v })}
                   />

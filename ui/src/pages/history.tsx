@@ -1,10 +1,12 @@
 // Job history: the runs with start, duration, status, messages and bytes; a run's commit
 // report per table, and while it runs, its progress per partition.
-import { get } from "../api";
-import { ErrorBox, fmtBytes, fmtDuration, fmtTime, Status, useData } from "../ui";
+import { useState } from "preact/hooks";
+import { get, post } from "../api";
+import { fmtSeconds, overallProgress } from "../logic";
+import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, Status, toast, useData } from "../ui";
 
 export function HistoryPage({ job }: { job: string }) {
-  const runs = useData(() => get<any[]>(`/api/jobs/${job}/runs`), [job], 2000);
+  const runs = useData(() => get(`/api/jobs/${job}/runs`), [job], 2000);
   return (
     <section>
       <h1>History of {job}</h1>
@@ -17,9 +19,10 @@ export function HistoryPage({ job }: { job: string }) {
             <th>Start</th>
             <th>Duration</th>
             <th>Status</th>
-            <th>Trigger</th>
+            <th class="narrow-hide">Trigger</th>
             <th>Messages</th>
-            <th>Bytes</th>
+            <th>Rows per stream</th>
+            <th class="narrow-hide">Bytes</th>
             <th>Error</th>
           </tr>
         </thead>
@@ -34,17 +37,29 @@ export function HistoryPage({ job }: { job: string }) {
               <td>{fmtTime(r.startedAt)}</td>
               <td>{fmtDuration(r.durationMs)}</td>
               <td>
-                <Status status={r.status} />
+                <RunStatus run={r} />
               </td>
-              <td>{r.trigger}</td>
+              <td class="narrow-hide">{r.trigger}</td>
               <td>{r.messages}</td>
-              <td>{fmtBytes(r.bytes)}</td>
+              <td class="per-stream" data-testid="per-stream">
+                {r.tables.length === 0 ? (
+                  <span class="muted">—</span>
+                ) : (
+                  r.tables.map((t) => (
+                    <div key={t.table} title={`${t.messages} messages read into ${t.table}`}>
+                      <code>{t.table.split(".").pop()}</code> {t.records}
+                      {t.deadLetters ? <span class="tag warn">{t.deadLetters} dead</span> : null}
+                    </div>
+                  ))
+                )}
+              </td>
+              <td class="narrow-hide">{fmtBytes(r.bytes)}</td>
               <td class="bad">{r.error ?? ""}</td>
             </tr>
           ))}
           {runs.data?.length === 0 ? (
             <tr>
-              <td colSpan={8} class="muted">
+              <td colSpan={9} class="muted">
                 No run yet: Sync now on the Jobs page.
               </td>
             </tr>
@@ -52,6 +67,23 @@ export function HistoryPage({ job }: { job: string }) {
         </tbody>
       </table>
     </section>
+  );
+}
+
+/** The whole run: read of planned, rate, and the time left at that rate. */
+function Overall(props: { progress: Parameters<typeof overallProgress>[0]; startedAt: string }) {
+  const o = overallProgress(props.progress, new Date(props.startedAt).getTime(), Date.now());
+  return (
+    <div class="progress overall" data-testid="overall-progress">
+      <strong>All partitions</strong>
+      <div class="bar">
+        <div style={{ width: `${o.percent}%` }} />
+      </div>
+      <span>
+        {o.read} of {o.planned} ({Math.floor(o.percent)}%) · {Math.round(o.perSecond)} msg/s · ETA{" "}
+        {o.etaSeconds === undefined ? "—" : fmtSeconds(o.etaSeconds)}
+      </span>
+    </div>
   );
 }
 
@@ -65,29 +97,47 @@ export function JobLinks({ job }: { job: string }) {
 }
 
 export function RunPage({ id }: { id: string }) {
-  const run = useData(() => get<any>(`/api/runs/${id}`), [id], 1000);
+  const run = useData(() => get(`/api/runs/${id}`), [id], 1000);
   const r = run.data;
+  const [cancelling, setCancelling] = useState(false);
+  const cancel = async (job: string) => {
+    if (!confirm(`Cancel this sync of ${job}? It commits what it has read, then stops.`)) return;
+    setCancelling(true);
+    try {
+      await post(`/api/jobs/${job}/cancel`);
+      toast(`Cancelling the sync of ${job}…`);
+    } catch (err) {
+      setCancelling(false);
+      toast(`Failed: ${(err as Error).message}`, "bad");
+    }
+  };
   return (
     <section>
       <h1>
-        Run <code>{id}</code>
+        {r ? `Run of ${r.job}` : "Run"} <code class="run-id">{id}</code>
       </h1>
       <ErrorBox error={run.error} />
       {r ? (
         <>
           <JobLinks job={r.job} />
           <p>
-            <Status status={r.status} /> · started {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages}{" "}
-            messages · {fmtBytes(r.bytes)} ·{" "}
+            {cancelling && r.status === "running" ? <Status status="cancelling" /> : <RunStatus run={r} />} · started{" "}
+            {fmtTime(r.startedAt)} · {fmtDuration(r.durationMs)} · {r.messages} messages · {fmtBytes(r.bytes)} ·{" "}
             <a href={`#/runs/${id}/log`} data-testid="open-log">
               log
             </a>
           </p>
+          {r.status === "running" ? (
+            <button type="button" disabled={cancelling} onClick={() => cancel(r.job)}>
+              {cancelling ? "Cancelling…" : "Cancel this run"}
+            </button>
+          ) : null}
           {r.error ? <div class="error">{r.error}</div> : null}
           {r.status === "running" && r.progress.length ? (
             <div class="card" data-testid="live-progress">
               <h2>Progress</h2>
-              {r.progress.map((p: any) => {
+              <Overall progress={r.progress} startedAt={r.startedAt} />
+              {r.progress.map((p) => {
                 const stop = Number(p.stopOffset);
                 const next = Number(p.nextOffset);
                 const start = next - p.messages;
@@ -124,7 +174,7 @@ export function RunPage({ id }: { id: string }) {
               </tr>
             </thead>
             <tbody>
-              {(r.report?.tables ?? []).map((t: any) => (
+              {(r.report?.tables ?? []).map((t) => (
                 <tr key={t.table} data-testid={`report-${t.table.split(".").pop()}`}>
                   <td>
                     <code>{t.table}</code>
@@ -137,7 +187,7 @@ export function RunPage({ id }: { id: string }) {
                   <td data-col="deleted">{t.positionsDeleted}</td>
                   <td data-col="deadLetters">{t.deadLetters}</td>
                   <td>
-                    <code>{t.snapshotId ?? "—"}</code>
+                    <code>{typeof t["snapshotId"] === "string" ? t["snapshotId"] : "—"}</code>
                   </td>
                 </tr>
               ))}

@@ -2,22 +2,25 @@
 import { useState } from "preact/hooks";
 import { get } from "../api";
 import { ErrorBox, useData } from "../ui";
+import { JobLinks } from "./history";
 
 export function LogPage({ id }: { id: string }) {
   const [q, setQ] = useState("");
   const [errorsOnly, setErrorsOnly] = useState(false);
   const [debug, setDebug] = useState(false);
   const query = new URLSearchParams({ ...(q ? { q } : {}), ...(errorsOnly ? { errors: "true" } : {}) }).toString();
-  const logs = useData(() => get<any[]>(`/api/runs/${id}/logs${query ? `?${query}` : ""}`), [id, query], 2000);
+  const logs = useData(() => get(`/api/runs/${id}/logs${query ? `?${query}` : ""}`), [id, query], 2000);
+  const run = useData(() => get(`/api/runs/${id}`), [id]);
   const lines = (logs.data ?? []).filter((l) => debug || l.level !== "debug");
   return (
     <section>
       <h1>
-        Log of run{" "}
+        Log of {run.data ? `${run.data.job}'s run` : "run"}{" "}
         <a href={`#/runs/${id}`}>
-          <code>{id}</code>
+          <code class="run-id">{id}</code>
         </a>
       </h1>
+      {run.data ? <JobLinks job={run.data.job} /> : null}
       <div class="row toolbar">
         <input
           type="search"

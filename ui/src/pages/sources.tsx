@@ -1,7 +1,23 @@
 // Sources: the Kafka clusters jobs read. Secrets are write-only: the form never shows them,
 // and leaving a password empty on edit keeps the stored one.
+
+import type { SourceShown } from "../api";
 import { RecordPage, secretHint } from "../record-page";
 import { Field, TextField } from "../ui";
+
+/** source.kafka as the API shows it (secrets left out): the keys this page reads. */
+interface KafkaShown {
+  bootstrap_servers: string[] | string;
+  security?: { protocol?: string };
+  sasl?: { mechanism?: string; username?: string };
+  tls?: { ca?: string; cert?: string; key?: string; insecure_skip_verify?: boolean };
+  schema_registry?: {
+    url?: string;
+    auth?: { basic?: { username?: string }; bearer?: object } | "none";
+    tls?: { ca?: string };
+  };
+}
+const kafkaOf = (r: SourceShown) => r.kafka as unknown as KafkaShown;
 
 const PROTOCOLS = ["PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"];
 const MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
@@ -78,8 +94,9 @@ function toBody(f: Form) {
   return { name: f.name, kafka };
 }
 
-function fromRecord(r: any): Form {
-  const k = r.kafka ?? {};
+function fromRecord(r: SourceShown): Form {
+  const k = kafkaOf(r);
+  const registryAuth = typeof k.schema_registry?.auth === "object" ? k.schema_registry.auth : undefined;
   return {
     name: r.name,
     servers: (Array.isArray(k.bootstrap_servers) ? k.bootstrap_servers : [k.bootstrap_servers]).join(", "),
@@ -92,8 +109,8 @@ function fromRecord(r: any): Form {
     key: k.tls?.key ?? "",
     insecure: k.tls?.insecure_skip_verify ?? false,
     registryUrl: k.schema_registry?.url ?? "",
-    registryAuth: k.schema_registry?.auth?.basic ? "basic" : k.schema_registry?.auth?.bearer ? "bearer" : "none",
-    registryUsername: k.schema_registry?.auth?.basic?.username ?? "",
+    registryAuth: registryAuth?.basic ? "basic" : registryAuth?.bearer ? "bearer" : "none",
+    registryUsername: registryAuth?.basic?.username ?? "",
     registryPassword: "",
     registryToken: "",
     registryCa: k.schema_registry?.tls?.ca ?? "",
@@ -102,19 +119,21 @@ function fromRecord(r: any): Form {
 
 export function SourcesPage() {
   return (
-    <RecordPage<Form>
+    <RecordPage<Form, SourceShown>
       kind="source"
       title="Sources"
       intro="Kafka clusters. Test connection reaches the brokers as a sync would and says what is wrong."
       columns={[
         {
           header: "Bootstrap servers",
-          cell: (s) => <code>{[].concat(s.kafka.bootstrap_servers).join(", ")}</code>,
+          cell: (s) => <code>{([] as string[]).concat(kafkaOf(s).bootstrap_servers).join(", ")}</code>,
         },
         {
           header: "Security",
-          cell: (s) =>
-            `${s.kafka.security?.protocol ?? "PLAINTEXT"}${s.kafka.sasl ? ` · ${s.kafka.sasl.mechanism} as ${s.kafka.sasl.username}` : ""}${s.kafka.schema_registry ? ` · registry ${s.kafka.schema_registry.url}` : ""}`,
+          cell: (s) => {
+            const k = kafkaOf(s);
+            return `${k.security?.protocol ?? "PLAINTEXT"}${k.sasl ? ` · ${k.sasl.mechanism} as ${k.sasl.username}` : ""}${k.schema_registry ? ` · registry ${k.schema_registry.url}` : ""}`;
+          },
         },
       ]}
       empty={empty}
@@ -133,11 +152,12 @@ export function SourcesPage() {
             <TextField
               label="Bootstrap servers"
               hint="host:port, comma-separated"
+              path="kafka.bootstrap_servers"
               name="bootstrap_servers"
               value={form.servers}
               onValue={(v) => set({ servers: v })}
             />
-            <Field label="Security protocol">
+            <Field label="Security protocol" path="kafka.security">
               <select name="protocol" value={form.protocol} onChange={(e) => set({ protocol: e.currentTarget.value })}>
                 {PROTOCOLS.map((p) => (
                   <option key={p}>{p}</option>
@@ -147,7 +167,7 @@ export function SourcesPage() {
           </div>
           {form.protocol.startsWith("SASL") ? (
             <div class="row">
-              <Field label="SASL mechanism">
+              <Field label="SASL mechanism" path="kafka.sasl.mechanism">
                 <select
                   name="mechanism"
                   value={form.mechanism}
@@ -158,9 +178,16 @@ export function SourcesPage() {
                   ))}
                 </select>
               </Field>
-              <TextField label="Username" name="username" value={form.username} onValue={(v) => set({ username: v })} />
+              <TextField
+                label="Username"
+                name="username"
+                path="kafka.sasl.username"
+                value={form.username}
+                onValue={(v) => set({ username: v })}
+              />
               <TextField
                 label="Password"
+                path="kafka.sasl.password"
                 hint={secretHint(editing)}
                 name="password"
                 secret
@@ -187,6 +214,7 @@ export function SourcesPage() {
           <div class="row" data-testid="schema-registry">
             <TextField
               label="Schema registry"
+              path="kafka.schema_registry.url"
               hint="for Avro and Protobuf streams; empty: none"
               name="registry_url"
               placeholder="https://registry:8081"

@@ -1,7 +1,7 @@
 // A job's tables' health (files, average file size, deleted-row ratio, snapshots) and its last
 // maintenance pass, with "Maintain now": a pass over the job's tables under the job's lock.
 import { useState } from "preact/hooks";
-import { get, post } from "../api";
+import { get, type MaintenancePass, post } from "../api";
 import { ErrorBox, fmtTime, useData } from "../ui";
 
 function size(bytes: number): string {
@@ -11,10 +11,10 @@ function size(bytes: number): string {
 }
 
 export function TableHealth({ job, onMaintained }: { job: string; onMaintained: () => void }) {
-  const health = useData(() => get<any>(`/api/jobs/${job}/health`), [job]);
+  const health = useData(() => get(`/api/jobs/${job}/health`), [job]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<any>(null);
+  const [done, setDone] = useState<MaintenancePass | null>(null);
   const maintain = async () => {
     setBusy(true);
     setError(null);
@@ -46,7 +46,7 @@ export function TableHealth({ job, onMaintained }: { job: string; onMaintained: 
           </tr>
         </thead>
         <tbody>
-          {(health.data?.tables ?? []).map((t: any) => (
+          {(health.data?.tables ?? []).map((t) => (
             <tr key={t.table} data-testid={`health-${t.table}`}>
               <td>
                 <code>{t.table}</code>
@@ -74,7 +74,7 @@ export function TableHealth({ job, onMaintained }: { job: string; onMaintained: 
           {done.outcome}:{" "}
           {done.tables
             .map(
-              (t: any) =>
+              (t) =>
                 `${t.table}: ${t.compaction?.dataFiles ?? 0} files compacted, ${t.snapshots?.expired ?? 0} snapshots expired, ${t.orphans?.files ?? 0} orphans removed`,
             )
             .join("; ")}

@@ -1,13 +1,14 @@
 // A job's tables: schema, snapshots, data file and deletion vector counts, dead letters, and
 // the first rows, read by floe itself.
 import { useState } from "preact/hooks";
-import { get } from "../api";
+import { get, type JobTable, type Preview } from "../api";
 import { ErrorBox, fmtTime, useData } from "../ui";
 import { JobLinks } from "./history";
 import { TableHealth } from "./table-health";
 
 export function TablesPage({ job }: { job: string }) {
-  const tables = useData(() => get<any[]>(`/api/jobs/${job}/tables`), [job]);
+  const tables = useData(() => get(`/api/jobs/${job}/tables`), [job]);
+  const stored = useData(() => get(`/api/jobs/${job}`), [job]);
   return (
     <section>
       <h1>Tables of {job}</h1>
@@ -16,14 +17,14 @@ export function TablesPage({ job }: { job: string }) {
       {tables.data?.length ? <TableHealth job={job} onMaintained={tables.reload} /> : null}
       {tables.data?.length === 0 ? <p class="muted">No table yet: the first sync creates them.</p> : null}
       {(tables.data ?? []).map((t) => (
-        <TableCard key={t.table} job={job} table={t} />
+        <TableCard key={t.table} job={job} table={t} catalog={stored.data?.destination} />
       ))}
     </section>
   );
 }
 
-function TableCard({ job, table }: { job: string; table: any }) {
-  const [preview, setPreview] = useState<any>(null);
+function TableCard({ job, table, catalog }: { job: string; table: JobTable; catalog: string | undefined }) {
+  const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () => get(`/api/jobs/${job}/tables/${table.name}/preview?limit=20`).then(setPreview, setError);
   return (
@@ -32,6 +33,14 @@ function TableCard({ job, table }: { job: string; table: any }) {
         <code>{table.table}</code>
         {table.deadLetter ? <span class="tag warn">dead letters</span> : null}
       </h2>
+      <p class="muted where" data-testid="where">
+        {catalog ? (
+          <>
+            in destination <a href="#/destinations">{catalog}</a> ·{" "}
+          </>
+        ) : null}
+        location <code>{table.location}</code>
+      </p>
       <div class="stats">
         <div>
           <strong data-testid="records">{table.records}</strong> records
@@ -63,7 +72,7 @@ function TableCard({ job, table }: { job: string; table: any }) {
             </tr>
           </thead>
           <tbody>
-            {table.columns.map((c: any) => (
+            {table.columns.map((c) => (
               <tr key={c.id}>
                 <td>{c.id}</td>
                 <td>
@@ -92,7 +101,7 @@ function TableCard({ job, table }: { job: string; table: any }) {
             </tr>
           </thead>
           <tbody>
-            {[...table.snapshots].reverse().map((s: any) => (
+            {[...table.snapshots].reverse().map((s) => (
               <tr key={s.snapshotId}>
                 <td>{fmtTime(s.at)}</td>
                 <td>{s.operation}</td>
@@ -129,7 +138,7 @@ function TableCard({ job, table }: { job: string; table: any }) {
               </tr>
             </thead>
             <tbody>
-              {preview.rows.map((row: any, i: number) => (
+              {preview.rows.map((row, i) => (
                 <tr key={i}>
                   {preview.columns.map((c: string) => (
                     <td key={c}>
