@@ -29,7 +29,7 @@ import { catalogConfig } from "../../src/sync/connect.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const seed = Number(process.env.FLOE_TEST_SEED ?? Date.now() % 1_000_000);
-const steps = Number(process.env.FLOE_TEST_STEPS ?? 24);
+const steps = Number(process.env.FLOE_TEST_STEPS ?? 16);
 const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-maint-random-"));
 const topics = { upsert: `maintrand${run}_accounts`, append: `maintrand${run}_events` };
