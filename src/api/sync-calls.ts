@@ -7,7 +7,7 @@ import { Table } from "../iceberg/table.ts";
 import { withCatalog } from "../sync/connect.ts";
 import { discoverStreams, withDiscoveryConnections } from "../sync/discover-streams.ts";
 import { jobTables, previewJobTable } from "../sync/job-tables.ts";
-import { jobTables as maintenanceTables, tableHealth } from "../sync/maintain.ts";
+import { namespaceTables, tableHealth } from "../sync/maintain.ts";
 import { testDestination as probeDestination, testSource as probeSource } from "../sync/test-connection.ts";
 
 export const testSource = (source: Source) => probeSource(source);
@@ -44,7 +44,7 @@ export async function discover(job: Job, sample: number) {
 export function health(job: Job) {
   return withCatalog(job.destination, async (catalog) => {
     const out = [];
-    for (const identifier of await maintenanceTables(catalog, job.namespace)) {
+    for (const identifier of await namespaceTables(catalog, job.namespace)) {
       out.push({ table: identifier.name, ...(await tableHealth(await Table.load(catalog, identifier))) });
     }
     return out;

@@ -65,13 +65,13 @@ export async function runMaintenance(job: Job, options: MaintenanceRunOptions): 
   let failures = 0;
   let firstFailure: { table: string; error: unknown } | undefined;
   try {
-    const [{ withCatalog }, { jobTables, maintainTable }, { Table }] = await Promise.all([
+    const [{ withCatalog }, { namespaceTables, maintainTable }, { Table }] = await Promise.all([
       import("../sync/connect.ts"),
       import("../sync/maintain.ts"),
       import("../iceberg/table.ts"),
     ]);
     await withCatalog(job.destination, async (catalog) => {
-      for (const identifier of await jobTables(catalog, job.namespace, options.table)) {
+      for (const identifier of await namespaceTables(catalog, job.namespace, options.table)) {
         const name = [...identifier.namespace, identifier.name].join(".");
         const started = now();
         try {

@@ -15,7 +15,7 @@ import { planFiles } from "../iceberg/scan/plan-files.ts";
 import { readManifestList } from "../iceberg/scan/read-manifests.ts";
 import type { Snapshot } from "../iceberg/spec/snapshot.ts";
 import { currentSnapshot, type TableMetadata } from "../iceberg/spec/table-metadata.ts";
-import { Table } from "../iceberg/table.ts";
+import type { Table } from "../iceberg/table.ts";
 import { positionAt } from "./snapshot-offsets.ts";
 
 export interface TableHealth {
@@ -194,22 +194,8 @@ export async function maintainTable(
 }
 
 /** The tables of the job's namespace, or only `only` (a table name) when given. */
-export async function jobTables(catalog: Catalog, namespace: string, only?: string): Promise<TableIdentifier[]> {
+export async function namespaceTables(catalog: Catalog, namespace: string, only?: string): Promise<TableIdentifier[]> {
   if (only !== undefined) return [{ namespace: [namespace], name: only }];
   if (!(await catalog.namespaceExists([namespace]))) return [];
   return catalog.listTables([namespace]);
-}
-
-export async function maintainTables(
-  catalog: Catalog,
-  identifiers: readonly TableIdentifier[],
-  policy: MaintenancePolicy,
-  options: MaintainOptions = {},
-): Promise<TableMaintenanceReport[]> {
-  const reports: TableMaintenanceReport[] = [];
-  for (const identifier of identifiers) {
-    const table = await Table.load(catalog, identifier);
-    reports.push(await maintainTable(table, policy, options));
-  }
-  return reports;
 }

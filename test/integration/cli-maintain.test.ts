@@ -1,7 +1,8 @@
 // floe maintain as a user runs it (a child process) on an upsert table that many small syncs
 // wrote (each sync a data file and DVs on older ones): --dry-run reports and changes nothing;
 // the pass compacts, rewrites manifests, expires snapshots and removes an old orphan, and
-// DuckDB, PyIceberg and Spark read the model's rows after it; the next sync neither re-lands a
+// DuckDB, PyIceberg and Spark read the model's rows after it; after Spark's expire_snapshots
+// (retain_last 1) and the consumer group deleted, the next sync neither re-lands a
 // message nor leaves a retired row; a pass never overlaps a sync of the job (its lock); and a
 // sync that commits DVs between the compaction's plan and its commit loses none of them; floe run
 // makes a pass after a sync once the job's maintenance interval has passed.
@@ -10,6 +11,7 @@ import { spawn } from "node:child_process";
 import { utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { Admin } from "@platformatic/kafka";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
@@ -100,6 +102,15 @@ async function assertModel(step: string): Promise<void> {
   }
 }
 
+async function deleteGroup(group: string): Promise<void> {
+  const admin = new Admin({ clientId: "floe-test-maintain", bootstrapBrokers: [bootstrapServers] });
+  try {
+    await admin.deleteGroups({ groups: [group] });
+  } finally {
+    await admin.close();
+  }
+}
+
 async function loadTable(): Promise<Table> {
   const catalog = await connectRestCatalog({ uri: restCatalog.uri });
   return Table.load(catalog, { namespace: [namespace], name: "kv" });
@@ -149,6 +160,12 @@ test("floe maintain: dry run, then a pass that compacts, expires and removes orp
   // The current snapshot records floe's position itself.
   assert.ok(currentSnapshot(table.metadata)!.summary["floe.kafka.offsets"]);
   await assertModel("after maintenance");
+  // Another engine's expiry down to the current snapshot (the pass's own): floe's position is on it.
+  await readers.spark(
+    `CALL rest.system.expire_snapshots(table => '${namespace}.kv', older_than => TIMESTAMP '2100-01-01 00:00:00', retain_last => 1)`,
+  );
+  // And no consumer group offsets to fall back on: the next sync starts from the table alone.
+  await deleteGroup(`floe_${ws.name}`);
 
   // Recorded in history as a maintenance pass.
   const store = RunStore.open(join(ws.stateDir, "floe.db"));

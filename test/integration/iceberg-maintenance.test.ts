@@ -9,14 +9,17 @@ import assert from "node:assert/strict";
 import { utimes } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
+import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
 import { reachableLocations } from "../../src/iceberg/commit/delete-orphan-files.ts";
 import { RewriteConflictError } from "../../src/iceberg/commit/rewrite-files.ts";
 import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
 import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
 import { readManifestList } from "../../src/iceberg/scan/read-manifests.ts";
+import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
 import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import type { Table } from "../../src/iceberg/table.ts";
-import { arrowRows, byId, createRestTable } from "../helpers/tables.ts";
+import { Table } from "../../src/iceberg/table.ts";
+import { syncWorkspace } from "../helpers/sync-model.ts";
+import { arrowRows, byId, createRestTable, narrowFields } from "../helpers/tables.ts";
 
 const namespace = `maint_${process.pid}_${Date.now()}`;
 let readers: Readers;
@@ -259,4 +262,40 @@ test("commits merge small manifests once min-count-to-merge is reached; every ro
   for (const [id, value] of early) assert.equal(late.get(id), value, `id ${id} keeps its row id through merges`);
   const rowIds = [...late.values()].map((v) => v.split("/")[0]);
   assert.equal(new Set(rowIds).size, rowIds.length, "row ids are unique");
+});
+
+test("the embedded SQLite catalog: compaction, manifest rewrite, expiry and orphan removal, read by the three readers", async () => {
+  const ws = syncWorkspace("maintsql");
+  const catalog = await openSqlCatalog({ warehouse: ws.warehouse, uri: ws.catalogRef.uri, name: "floe" });
+  try {
+    await catalog.createNamespace(["m"]);
+    const created = await catalog.createTable(
+      { namespace: ["m"], name: "t" },
+      { schema: { schemaId: 0, fields: narrowFields }, spec: unpartitioned },
+    );
+    const table = new Table(catalog, created);
+    const model = await writeHistory(table, 10);
+    await table.rewriteDataFiles({ targetFileSizeBytes: 4 * 1024 * 1024 });
+    await table.rewriteManifests().commit();
+    const expired = await table
+      .expireSnapshots()
+      .retainLast(1)
+      .expireOlderThan(Date.now() + 1000)
+      .commit();
+    assert.equal(expired.expiredSnapshotIds.length, 11);
+    assert.equal(table.metadata.snapshots.length, 1);
+    for (const path of expired.files.dataFiles) assert.equal(await table.io.exists(path), false);
+    const orphans = await table
+      .deleteOrphanFiles()
+      .olderThan(Date.now() + 1000)
+      .execute();
+    const reachable = await reachableLocations(table, table.metadata, table.metadataLocation);
+    for (const f of orphans.orphans) assert.ok(!reachable.has(f.location));
+    for (const path of reachable) assert.ok(await table.io.exists(path), `${path} kept`);
+    await readers.assertRows({ catalog: ws.catalogRef, namespace: "m", table: "t" }, byId(model.rows.values()), {
+      orderBy: ["id"],
+    });
+  } finally {
+    await catalog.close();
+  }
 });

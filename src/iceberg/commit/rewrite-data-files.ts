@@ -5,9 +5,11 @@
 // Which files (Java's SizeBasedFileRewritePlanner / BinPackRewriteFilePlanner defaults):
 // - a file smaller than min-file-size (75% of the target) or larger than max-file-size (180%);
 // - a file whose DV deletes at least delete-ratio-threshold (30%) of its rows;
-// candidates are packed into groups of at most the target size of live bytes; a group is
-// rewritten when it has at least min-input-files (5) files, or more live bytes than the target,
-// or a file with deletes over the threshold (a lone small file with nothing deleted gains nothing).
+// candidates are packed into groups of at most the target size of live bytes (and of
+// maxGroupBytes, 64 MiB by default: a group is read into memory whole); a group is
+// rewritten when it has at least min-input-files (5) files, or several files filling three
+// quarters of a group, or a file with deletes over the threshold, or a file to split (a lone
+// small file with nothing deleted gains nothing).
 //
 // Spec "Row Lineage": a moved row keeps its _row_id (the file's first_row_id plus its position
 // when the file does not hold it) and its _last_updated_sequence_number (the file's data sequence
@@ -49,7 +51,14 @@ export interface BinPackOptions {
   minInputFiles?: number;
   /** Deleted rows / rows at or above which a file is rewritten (0..1, default 0.3). */
   deleteRatioThreshold?: number;
+  /**
+   * Live bytes of one group at most (default 64 MiB): a group is read into memory whole, so a
+   * file with more live bytes is never rewritten, and a group never grows past this.
+   */
+  maxGroupBytes?: number;
 }
+
+export const DEFAULT_MAX_GROUP_BYTES = 64 * 1024 * 1024;
 
 /** A live data file as the planner sees it (pure data: unit-tested). */
 export interface FileCandidate {
@@ -68,14 +77,16 @@ export function planRewriteGroups(files: readonly FileCandidate[], options: BinP
   const ratio = options.deleteRatioThreshold ?? 0.3;
   const manyDeletes = (f: FileCandidate) => f.records > 0 && f.deletedRecords / f.records >= ratio;
   const live = (f: FileCandidate) => (f.records === 0 ? 0 : (f.sizeBytes * (f.records - f.deletedRecords)) / f.records);
+  const capacity = Math.min(target, options.maxGroupBytes ?? DEFAULT_MAX_GROUP_BYTES);
   const candidates = files
     .filter((f) => f.sizeBytes < minSize || f.sizeBytes > maxSize || manyDeletes(f))
+    .filter((f) => live(f) <= (options.maxGroupBytes ?? DEFAULT_MAX_GROUP_BYTES))
     .sort((a, b) => live(b) - live(a) || (a.path < b.path ? -1 : 1));
-  // First-fit decreasing into bins of at most the target (a file over the target is its own bin).
+  // First-fit decreasing into bins of at most the target (and the group cap); a larger file is a bin of its own.
   const bins: { files: FileCandidate[]; bytes: number }[] = [];
   for (const file of candidates) {
     const bytes = live(file);
-    const bin = bins.find((b) => b.bytes + bytes <= target);
+    const bin = bins.find((b) => b.bytes + bytes <= capacity);
     if (bin) {
       bin.files.push(file);
       bin.bytes += bytes;
@@ -85,7 +96,7 @@ export function planRewriteGroups(files: readonly FileCandidate[], options: BinP
     .filter(
       (b) =>
         b.files.length >= minInput ||
-        b.bytes > target ||
+        (b.files.length > 1 && b.bytes >= capacity * 0.75) ||
         b.files.some(manyDeletes) ||
         b.files.some((f) => f.sizeBytes > maxSize),
     )

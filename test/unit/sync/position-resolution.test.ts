@@ -4,11 +4,13 @@
 // table with rows and no trusted position refused until --resume-from says where to go on).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { SnapshotProducer } from "../../../src/iceberg/commit/snapshot-producer.ts";
 import { planFiles } from "../../../src/iceberg/scan/plan-files.ts";
 import { MAIN_BRANCH } from "../../../src/iceberg/spec/snapshot.ts";
 import { currentSnapshot, type TableMetadata } from "../../../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../../../src/iceberg/table.ts";
 import { classifyError } from "../../../src/sync/classify-error.ts";
+import { ConcurrentSyncError, claimOffsets } from "../../../src/sync/offset-claim.ts";
 import {
   OFFSETS_PROPERTY,
   OFFSETS_SUMMARY_KEY,
@@ -33,6 +35,7 @@ function metadata(current: number | undefined, snaps: Snap[], properties: Record
     refs: current === undefined ? {} : { main: { snapshotId: BigInt(current), type: "branch" } },
     ...(current === undefined ? {} : { currentSnapshotId: BigInt(current) }),
     properties,
+    lastSequenceNumber: BigInt(Math.max(0, ...snaps.map((s) => s.seq))),
     snapshots: snaps.map((s) => ({
       snapshotId: BigInt(s.id),
       ...(s.parent === undefined ? {} : { parentSnapshotId: BigInt(s.parent) }),
@@ -210,4 +213,55 @@ test("a table with foreign rows and no position is refused, resumed where told, 
   assert.deepEqual(await values("foreign"), [...range(0, 5), ...range(100, 114)]);
   // The events table kept its position throughout: the flag changes only untrusted tables.
   assert.deepEqual(await values("events"), range(0, 8));
+});
+
+test("the commit-time claim resolves the parent's position as planning does: another writer's offsets in the properties alone still conflict", async () => {
+  // What claimOffsets registers on a producer, captured: the parent check and the recorded position.
+  const checks: ((base: TableMetadata, parent: unknown) => void | Promise<void>)[] = [];
+  const properties: ((base: TableMetadata, parent: unknown) => Record<string, string>)[] = [];
+  const producer = {
+    snapshotId: 99n,
+    validate(check: (typeof checks)[number]) {
+      checks.push(check);
+      return this;
+    },
+    setFromParent() {
+      return this;
+    },
+    setTablePropertiesFromParent(p: (typeof properties)[number]) {
+      properties.push(p);
+      return this;
+    },
+    set() {
+      return this;
+    },
+  };
+  const startedFrom = { offsets: new Map([["t", new Map([[0, 20n]])]]), topicIds: new Map<string, string>() };
+  claimOffsets(producer as unknown as SnapshotProducer, {
+    table: "ns.t",
+    job: "j",
+    startedFrom,
+    read: new Map([["t", new Map([[0, 30n]])]]),
+    topicIds: new Map(),
+  });
+  // Every floe snapshot expired; the properties say partition 0 is at 20, as this sync started.
+  const same = metadata(3, [{ id: 3, seq: 3, summary: { operation: "replace" } }], props(20, 2, 2));
+  await checks[0]!(same, currentSnapshot(same));
+  const recorded = properties[0]!(same, currentSnapshot(same));
+  assert.equal(recorded[OFFSETS_PROPERTY], JSON.stringify({ t: { "0": "30" } }));
+  assert.equal(recorded[RECORDED_BY_PROPERTY], "99");
+  assert.equal(recorded[RECORDED_SEQUENCE_PROPERTY], "4", "the sequence number of the snapshot being committed");
+  // Another writer took partition 0 to 25 and its snapshot expired since: the claim conflicts.
+  const moved = metadata(5, [{ id: 5, seq: 5, summary: { operation: "replace" } }], props(25, 4, 4));
+  await assert.rejects(async () => checks[0]!(moved, currentSnapshot(moved)), ConcurrentSyncError);
+  // Rolled back while this sync ran: refused, not claimed from a position the table no longer holds.
+  const rolled = metadata(
+    1,
+    [
+      { id: 1, seq: 1 },
+      { id: 2, parent: 1, seq: 2, summary: offsets(20) },
+    ],
+    props(20, 2, 2),
+  );
+  await assert.rejects(async () => checks[0]!(rolled, currentSnapshot(rolled)), PositionUnknownError);
 });

@@ -25,7 +25,7 @@ test("bin-packing: small files grouped up to the target, full files left alone",
     file("full", 120 * MB),
     file("big", 300 * MB),
   ];
-  const groups = planRewriteGroups(files, { targetFileSizeBytes: 128 * MB });
+  const groups = planRewriteGroups(files, { targetFileSizeBytes: 128 * MB, maxGroupBytes: 1024 * MB });
   const paths = groups.map((g) => g.map((f) => f.path).sort());
   assert.ok(!paths.flat().includes("full"), "a file near the target is not rewritten");
   assert.deepEqual(
@@ -46,8 +46,16 @@ test("bin-packing: small files grouped up to the target, full files left alone",
   }
 });
 
+test("bin-packing: a group is never larger than maxGroupBytes, and a file over it is left", () => {
+  const files = [...Array.from({ length: 10 }, (_, i) => file(`s${i}`, 10 * MB)), file("big", 300 * MB)];
+  const groups = planRewriteGroups(files, { targetFileSizeBytes: 128 * MB, maxGroupBytes: 32 * MB });
+  assert.ok(!groups.flat().some((f) => f.path === "big"));
+  for (const g of groups) assert.ok(g.reduce((sum, f) => sum + f.sizeBytes, 0) <= 32 * MB);
+  assert.equal(groups.flat().length, 9, "bins of three 10 MB files; the tenth alone is under min-input-files");
+});
+
 test("bin-packing: fewer small files than min-input-files are left, unless one has many deletes", () => {
-  const target = { targetFileSizeBytes: 128 * MB };
+  const target = { targetFileSizeBytes: 128 * MB, maxGroupBytes: 1024 * MB };
   assert.deepEqual(planRewriteGroups([file("a", MB), file("b", MB)], target), []);
   const groups = planRewriteGroups([file("a", MB), file("b", MB, 100, 40)], target);
   assert.deepEqual(
