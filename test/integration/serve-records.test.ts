@@ -2,7 +2,8 @@
 // starts it (a child process): a ${NAME} in a record reads nothing from the server's
 // environment unless the operator allowed NAME (--allow-env), so Test connection cannot read the
 // server's secret key back; the server refuses to connect to link-local and cloud-metadata
-// hosts (checked before any connection, after DNS), and reaches only --allow-hosts when given;
+// hosts (checked before any connection, after DNS) in every route that connects (tests, discover,
+// Sync now, table health, Maintain now), and reaches only --allow-hosts when given;
 // a host that answers with a body that is no catalog's error does not get that body quoted.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${...} in plain strings is the syntax under test
 import assert from "node:assert/strict";
@@ -131,6 +132,30 @@ test("link-local and metadata hosts are refused before connecting, in Test conne
   const sync = await api.post("/api/jobs/meta_job/sync");
   assert.equal(sync.status, 403, sync.text);
   assert.equal(sync.body.issues[0].path, "destination.iceberg.storage.s3.endpoint");
+});
+
+test("a job's table health and Maintain now are refused a metadata host too, before any connection", async () => {
+  await api.post("/api/destinations", {
+    name: "s3meta_maint",
+    iceberg: {
+      catalog: { type: "sql", warehouse: "s3://bucket/wh", uri: join(tempDir(), "c.db") },
+      storage: { s3: { endpoint: "http://169.254.169.254/" } },
+    },
+  });
+  await api.post("/api/sources", { name: "local_maint", kafka: { bootstrap_servers: ["127.0.0.1:1"] } });
+  const job = await api.post("/api/jobs", {
+    name: "meta_maint",
+    source: "local_maint",
+    destination: "s3meta_maint",
+    topic_pattern: "x",
+  });
+  assert.equal(job.status, 201, job.text);
+  const health = await api.get("/api/jobs/meta_maint/health");
+  assert.equal(health.status, 403, health.text);
+  assert.equal(health.body.issues[0].path, "destination.iceberg.storage.s3.endpoint");
+  const maintain = await api.post("/api/jobs/meta_maint/maintain");
+  assert.equal(maintain.status, 403, maintain.text);
+  assert.equal(maintain.body.issues[0].path, "destination.iceberg.storage.s3.endpoint");
 });
 
 test("a host that answers with something that is no catalog's error does not get its body quoted", async () => {
