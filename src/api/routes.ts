@@ -202,9 +202,11 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
             },
           };
         }
+        // Counted as wrong before it is hashed: guesses sent at once all pass waitMs before any
+        // hash ends, and would otherwise all be hashed before the first failure is recorded.
+        limiter.failed(client);
         const id = await auth.login(body.password);
         if (id === undefined) {
-          limiter.failed(client);
           throw new ApiError(401, "wrong password", [{ path: "password", message: "wrong password" }]);
         }
         limiter.succeeded(client);
