@@ -536,16 +536,32 @@ function shown(doc: Doc): Shown {
 }
 
 /**
- * The settings that say where each secret is sent: a secret left out of an update is kept only
- * while they are unchanged. Pointing a record at another host must not send the stored password
- * or token there; the update is refused, naming the secret to enter again.
+ * The settings that say where each secret is sent, and how: a secret left out of an update is
+ * kept only while they are unchanged. Pointing a record at another host must not send the stored
+ * password or token there, nor must a changed transport (TLS off, a PLAIN mechanism, another
+ * trusted CA, no certificate check) hand it to whoever is on the path; the update is refused,
+ * naming the secret to enter again.
  */
 const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[]> = {
   source: [
-    { secret: /^kafka\.(sasl\.password|tls\.key)$/, to: ["kafka.bootstrap_servers"] },
+    {
+      secret: /^kafka\.sasl\.password$/,
+      to: [
+        "kafka.bootstrap_servers",
+        "kafka.security.protocol",
+        "kafka.sasl.mechanism",
+        "kafka.tls.ca",
+        "kafka.tls.insecure_skip_verify",
+      ],
+    },
+    { secret: /^kafka\.tls\.key$/, to: ["kafka.bootstrap_servers"] },
     {
       secret: /^kafka\.schema_registry\.auth\.(basic\.password|bearer\.token)$/,
-      to: ["kafka.schema_registry.url"],
+      to: [
+        "kafka.schema_registry.url",
+        "kafka.schema_registry.tls.ca",
+        "kafka.schema_registry.tls.insecure_skip_verify",
+      ],
     },
   ],
   destination: [
@@ -563,6 +579,13 @@ const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[
     { secret: /^iceberg\.storage\.azure\.(sas_token|account_key)$/, to: ["iceberg.storage.azure.endpoint"] },
   ],
   job: [],
+};
+
+/** A setting's value when it is left out: leaving it out is no change from its default. */
+const DEFAULTS: Record<string, unknown> = {
+  "kafka.security.protocol": "PLAINTEXT",
+  "kafka.tls.insecure_skip_verify": false,
+  "kafka.schema_registry.tls.insecure_skip_verify": false,
 };
 
 function at(doc: unknown, dotted: string): unknown {
@@ -600,7 +623,10 @@ function keepSecrets(kind: Kind, input: unknown, stored: Doc): unknown {
         const moved = BOUND_TO[kind]
           .filter((b) => b.secret.test(dotted))
           .flatMap((b) => b.to)
-          .filter((target) => canonical(at(input, target)) !== canonical(at(stored, target)));
+          .filter(
+            (target) =>
+              canonical(at(input, target) ?? DEFAULTS[target]) !== canonical(at(stored, target) ?? DEFAULTS[target]),
+          );
         if (moved.length > 0) {
           issues.push({
             path: dotted,

@@ -180,6 +180,41 @@ test("a secret left out of an update is not kept when the host or URI it goes to
   const again = { ...moved, kafka: { ...moved.kafka, sasl: { ...saslNoPassword, password: "another" } } };
   assert.deepEqual(s.save("source", again, "t", "secure").secrets_set, ["kafka.sasl.password"]);
 
+  // Same host, another transport: TLS off or a PLAIN mechanism would show the kept password on the path.
+  const tlsSource = {
+    name: "tls_sasl",
+    kafka: {
+      bootstrap_servers: ["127.0.0.1:9093"],
+      security: { protocol: "SASL_SSL" },
+      sasl: { mechanism: "SCRAM-SHA-512", username: "alice", password: SECRET },
+      tls: { ca: "/etc/floe/ca.pem" },
+    },
+  };
+  s.save("source", tlsSource, "t");
+  const blank = { mechanism: "SCRAM-SHA-512", username: "alice" };
+  const edited = (kafka: Record<string, unknown>) => ({
+    ...tlsSource,
+    kafka: { ...tlsSource.kafka, sasl: blank, ...kafka },
+  });
+  assert.deepEqual(s.save("source", edited({ connect_timeout: "5s" }), "t", "tls_sasl").secrets_set, [
+    "kafka.sasl.password",
+  ]);
+  for (const [change, named] of [
+    [{ security: { protocol: "SASL_PLAINTEXT" }, tls: undefined }, /kafka\.security\.protocol/],
+    [{ sasl: { ...blank, mechanism: "PLAIN" } }, /kafka\.sasl\.mechanism/],
+    [{ tls: { ca: "/tmp/attacker-ca.pem" } }, /kafka\.tls\.ca/],
+    [{ tls: { ca: "/etc/floe/ca.pem", insecure_skip_verify: true } }, /kafka\.tls\.insecure_skip_verify/],
+  ] as const) {
+    assert.throws(
+      () => s.save("source", edited(change), "t", "tls_sasl"),
+      (e: unknown) => e instanceof StoreError && e.issues[0]!.path === "kafka.sasl.password" && named.test(e.message),
+      JSON.stringify(change),
+    );
+  }
+  // An explicit default is no change.
+  const same = edited({ tls: { ca: "/etc/floe/ca.pem", insecure_skip_verify: false } });
+  assert.deepEqual(s.save("source", same, "t", "tls_sasl").secrets_set, ["kafka.sasl.password"]);
+
   const rest = (uri: string, extra: Record<string, unknown> = {}) => ({
     name: "cat",
     iceberg: { catalog: { type: "rest", uri, ...extra } },
