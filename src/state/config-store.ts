@@ -542,6 +542,15 @@ function shown(doc: Doc): Shown {
  * trusted CA, no certificate check) hand it to whoever is on the path; the update is refused,
  * naming the secret to enter again.
  */
+/** The settings that name the catalog, and so the tables' locations and the store hosts it vends. */
+const CATALOG_PLACE = [
+  "iceberg.catalog.type",
+  "iceberg.catalog.uri",
+  "iceberg.catalog.warehouse",
+  "iceberg.catalog.workspace_url",
+  "iceberg.catalog.catalog",
+] as const;
+
 const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[]> = {
   source: [
     {
@@ -574,9 +583,17 @@ const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[
         "iceberg.catalog.oauth2_server_uri",
       ],
     },
-    { secret: /^iceberg\.storage\.s3\.(secret_access_key|session_token)$/, to: ["iceberg.storage.s3.endpoint"] },
-    { secret: /^iceberg\.storage\.gcs\.oauth2_token$/, to: ["iceberg.storage.gcs.endpoint"] },
-    { secret: /^iceberg\.storage\.azure\.(sas_token|account_key)$/, to: ["iceberg.storage.azure.endpoint"] },
+    // Without its own endpoint, a store's host comes from the catalog (s3.endpoint, gcs.service.host,
+    // the table locations it hands out): another catalog may name any host for the store's keys.
+    {
+      secret: /^iceberg\.storage\.s3\.(secret_access_key|session_token)$/,
+      to: ["iceberg.storage.s3.endpoint", ...CATALOG_PLACE],
+    },
+    { secret: /^iceberg\.storage\.gcs\.oauth2_token$/, to: ["iceberg.storage.gcs.endpoint", ...CATALOG_PLACE] },
+    {
+      secret: /^iceberg\.storage\.azure\.(sas_token|account_key)$/,
+      to: ["iceberg.storage.azure.endpoint", ...CATALOG_PLACE],
+    },
   ],
   job: [],
 };

@@ -248,6 +248,26 @@ test("a secret left out of an update is not kept when the host or URI it goes to
     () => s.save("destination", s3("http://elsewhere:9000"), "t", "store"),
     /storage\.s3\.endpoint changed/,
   );
+  // A store without its own endpoint is reached where the catalog says (gcs.service.host, s3.endpoint,
+  // the table locations): another catalog must not get the stored token sent to a host of its choosing.
+  const gcs = (uri: string, token?: string) => ({
+    name: "gcs_store",
+    iceberg: {
+      catalog: { type: "rest", uri },
+      storage: { gcs: token === undefined ? {} : { oauth2_token: token } },
+    },
+  });
+  s.save("destination", gcs("https://catalog.example/api", "ya29.stored-token"), "t");
+  assert.deepEqual(s.save("destination", gcs("https://catalog.example/api"), "t", "gcs_store").secrets_set, [
+    "iceberg.storage.gcs.oauth2_token",
+  ]);
+  assert.throws(
+    () => s.save("destination", gcs("https://attacker.example/api"), "t", "gcs_store"),
+    (e: unknown) =>
+      e instanceof StoreError &&
+      e.issues[0]!.path === "iceberg.storage.gcs.oauth2_token" &&
+      /iceberg\.catalog\.uri changed/.test(e.message),
+  );
 });
 
 test("a TLS private key is a sealed, write-only secret: not shown, not exported, kept on an update", () => {
