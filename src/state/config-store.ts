@@ -164,6 +164,7 @@ export class ConfigStore {
 
   /** Creates (no `name` given) or replaces the record; an absent secret of an update keeps its stored value. */
   save(kind: Kind, input: unknown, actor: string, name?: string): Shown {
+    refuseSealed(input);
     const existing = name === undefined ? undefined : this.#sealed(kind, name);
     const merged = existing ? keepSecrets(kind, input, existing) : input;
     const doc = this.#validate(kind, merged, name === undefined ? undefined : name);
@@ -252,6 +253,7 @@ export class ConfigStore {
    * record's secrets never go to a host the form names).
    */
   probeUnsaved(kind: "source" | "destination", input: unknown): Job {
+    refuseSealed(input);
     const doc = this.#validate(kind, input);
     const source = kind === "source" ? doc : { kafka: { bootstrap_servers: ["127.0.0.1:9"] } };
     const destination = kind === "destination" ? doc : { iceberg: {} };
@@ -320,6 +322,7 @@ export class ConfigStore {
       })
       .safeParse(data);
     if (!file.success) throw issuesError(file.error, ["yaml"]);
+    refuseSealed(file.data, ["yaml"]);
     const { name, source, destination, ...rest } = file.data;
     const kafka = { ...source.kafka };
     const reading: Doc = {};
@@ -487,6 +490,26 @@ function issuesError(error: z.ZodError, prefix: (string | number)[]): StoreError
     400,
     error.issues.flatMap((i) => describeIssue(i, prefix)).map((i) => ({ path: i.path.join("."), message: i.message })),
   );
+}
+
+/**
+ * Refuses a sealed value in what a caller sent: only the store puts them in (a secret an update
+ * keeps). Opened as if stored, one would decrypt a ciphertext taken from a copy of config.db
+ * (whose key may live apart, in FLOE_SECRET_KEY) into a field the API shows, or send it as a
+ * password to a host the caller names.
+ */
+function refuseSealed(input: unknown, prefix: string[] = []): void {
+  const found: string[] = [];
+  mapTree(input, (value, path) => {
+    if (typeof value === "object" && value !== null && SEALED in value) found.push([...prefix, ...path].join("."));
+    return undefined;
+  });
+  if (found.length > 0) {
+    throw new StoreError(
+      400,
+      found.map((path) => ({ path, message: `a {"${SEALED}": ...} value is the store's own; give the value itself` })),
+    );
+  }
 }
 
 function isSealed(value: unknown): value is { [SEALED]: string } {

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
 import { ConfigStore, StoreError } from "../../../src/state/config-store.ts";
 import { SecretBox } from "../../../src/state/secret-box.ts";
@@ -310,4 +311,38 @@ test("a stored job's object stores get no ambient credentials unless the operato
   const allowed = new ConfigStore(dir, box, { env: {}, allowed: new Set(), ambientCredentials: true });
   assert.equal(allowed.job("j").destination.storage?.ambientCredentials, undefined);
   allowed.close();
+});
+
+test("a sealed value in a request is refused: a ciphertext from a copy of config.db is not opened into a shown field", () => {
+  const { store: s, dir } = store();
+  s.save("source", saslSource, "t");
+  const db = new DatabaseSync(join(dir, "config.db"));
+  const row = db.prepare("SELECT doc FROM sources WHERE name = ?").get("secure") as { doc: string };
+  db.close();
+  const sealed = (JSON.parse(row.doc) as { kafka: { sasl: { password: unknown } } }).kafka.sasl.password;
+  assert.ok(typeof sealed === "object" && sealed !== null && "$sealed" in sealed);
+  // sasl.username is shown: stored as opened, the GET would answer the password in the clear.
+  const planted = {
+    ...saslSource,
+    name: "decrypt",
+    kafka: { ...saslSource.kafka, sasl: { ...saslSource.kafka.sasl, username: sealed } },
+  };
+  assert.throws(
+    () => s.save("source", planted, "t"),
+    (e: unknown) => e instanceof StoreError && e.status === 400 && e.issues[0]!.path === "kafka.sasl.username",
+  );
+  assert.equal(s.has("source", "decrypt"), false);
+  const asPassword = {
+    ...saslSource,
+    name: "relay",
+    kafka: { ...saslSource.kafka, sasl: { ...saslSource.kafka.sasl, password: sealed } },
+  };
+  assert.throws(() => s.probeUnsaved("source", asPassword), /kafka\.sasl\.password/);
+  assert.throws(() => s.save("source", asPassword, "t", "secure"), /kafka\.sasl\.password/);
+  // Kept secrets still work: an update that leaves the password out keeps the stored one.
+  const { password: _p, ...rest } = saslSource.kafka.sasl;
+  assert.deepEqual(
+    s.save("source", { ...saslSource, kafka: { ...saslSource.kafka, sasl: rest } }, "t", "secure").secrets_set,
+    ["kafka.sasl.password"],
+  );
 });
