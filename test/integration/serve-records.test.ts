@@ -3,7 +3,8 @@
 // environment unless the operator allowed NAME (--allow-env), so Test connection cannot read the
 // server's secret key back; the server refuses to connect to link-local and cloud-metadata
 // hosts (checked before any connection, after DNS) in every route that connects (tests, discover,
-// Sync now, table health, Maintain now), and reaches only --allow-hosts when given;
+// Sync now, table health, Maintain now), and reaches only --allow-hosts when given (a catalog's
+// redirect elsewhere is not followed);
 // a host that answers with a body that is no catalog's error does not get that body quoted.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${...} in plain strings is the syntax under test
 import assert from "node:assert/strict";
@@ -195,6 +196,47 @@ test("--allow-hosts: only the named hosts are reached", async () => {
     assert.equal(named.status, 200, named.text);
   } finally {
     await strict.stop();
+  }
+});
+
+test("a catalog's redirect is not followed to a host --allow-hosts does not name", async () => {
+  // The catalog the user names is an allowed host; it points every request at one that is not.
+  const hits: string[] = [];
+  const elsewhere = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+  const target = `http://localhost:${(elsewhere.address() as AddressInfo).port}`;
+  const redirector = createServer((req, res) => res.writeHead(307, { location: `${target}${req.url}` }).end());
+  await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+  const strict = await spawnServe([
+    "--state-dir",
+    tempDir(),
+    "--listen",
+    "127.0.0.1:0",
+    "--no-auth",
+    "--allow-hosts",
+    "127.0.0.1",
+  ]);
+  try {
+    const client = new UiClient(strict.url);
+    await client.session();
+    const { port } = redirector.address() as AddressInfo;
+    const created = await client.post("/api/destinations", {
+      name: "redirecting",
+      iceberg: { catalog: { type: "rest", uri: `http://127.0.0.1:${port}/`, token: "catalog-token" } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const answer = await client.post("/api/destinations/redirecting/test");
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.ok, false, answer.text);
+    assert.match(answer.text, /redirect \(HTTP 307\) to localhost/);
+    assert.deepEqual(hits, [], "the host the redirect names was not reached");
+  } finally {
+    await strict.stop();
+    await new Promise((resolve) => redirector.close(resolve));
+    await new Promise((resolve) => elsewhere.close(resolve));
   }
 });
 
