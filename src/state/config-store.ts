@@ -289,7 +289,18 @@ export class ConfigStore {
     }
     const job = jobFromData(data.value, `job ${String(doc["name"])}`, this.stateDir);
     if (this.#environment.ambientCredentials) return job;
-    // A UI user's destination is reached with its own credentials or the catalog's, never the server's.
+    // A UI user's destination is reached with its own credentials or the catalog's, never the server's:
+    // a key file is one of the server's files (its GOOGLE_APPLICATION_CREDENTIALS, say), whose token
+    // would go to whatever endpoint the record names.
+    if (job.destination.storage?.gcs?.serviceAccountKeyFile !== undefined) {
+      throw new StoreError(400, [
+        {
+          path: "destination.iceberg.storage.gcs.service_account_key_file",
+          message:
+            "a key file on the server is the server's credential: floe serve reads none for its records unless started with --ambient-credentials; give oauth2_token, or let the catalog vend the token",
+        },
+      ]);
+    }
     const storage = job.destination.storage ?? { s3: undefined };
     return { ...job, destination: { ...job.destination, storage: { ...storage, ambientCredentials: false } } };
   }

@@ -311,6 +311,23 @@ test("a stored job's object stores get no ambient credentials unless the operato
   const allowed = new ConfigStore(dir, box, { env: {}, allowed: new Set(), ambientCredentials: true });
   assert.equal(allowed.job("j").destination.storage?.ambientCredentials, undefined);
   allowed.close();
+  // A service-account key file names one of the server's files: its token would go where the record says.
+  const again = new ConfigStore(dir, box);
+  const keyFile = { service_account_key_file: "/etc/gcp/server-sa.json", endpoint: "https://attacker.example/" };
+  again.save("destination", { name: "g", iceberg: { storage: { gcs: keyFile } } }, "t");
+  again.save("job", { name: "jg", source: "src", destination: "g", topic_pattern: "x" }, "t");
+  assert.throws(
+    () => again.job("jg"),
+    (e: unknown) =>
+      e instanceof StoreError &&
+      e.issues[0]!.path === "destination.iceberg.storage.gcs.service_account_key_file" &&
+      /--ambient-credentials/.test(e.message),
+  );
+  assert.throws(() => again.probeJob("destination", "g"), /service_account_key_file/);
+  again.close();
+  const operator = new ConfigStore(dir, box, { env: {}, allowed: new Set(), ambientCredentials: true });
+  assert.equal(operator.job("jg").destination.storage?.gcs?.serviceAccountKeyFile, "/etc/gcp/server-sa.json");
+  operator.close();
 });
 
 test("a sealed value in a request is refused: a ciphertext from a copy of config.db is not opened into a shown field", () => {
