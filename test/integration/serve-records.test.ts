@@ -115,6 +115,13 @@ test("link-local and metadata hosts are refused before connecting, in Test conne
   const gce = await api.post("/api/destinations/gce/test");
   assert.equal(gce.status, 403, gce.text);
   assert.equal(gce.body.issues[0].path, "destination.iceberg.catalog.uri");
+  // The metadata address inside IPv6, which new URL() rewrites as [::ffff:a9fe:a9fe].
+  const mapped = await api.post("/api/destinations/test", {
+    name: "mapped",
+    iceberg: { catalog: { type: "rest", uri: "http://[::ffff:169.254.169.254]/latest/" } },
+  });
+  assert.equal(mapped.status, 403, mapped.text);
+  assert.match(mapped.body.issues[0].message, /link-local/);
   await api.post("/api/destinations", {
     name: "s3meta",
     iceberg: {
