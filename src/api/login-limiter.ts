@@ -1,7 +1,9 @@
 // How often a client may try a password: a few wrong guesses are free, then each further wrong
 // guess of the same client doubles the wait before the next one is even hashed (1 s, 2 s, 4 s,
 // ... at most 15 min), and all clients together get a budget of wrong guesses per minute, so
-// that many addresses cannot share out a dictionary attack. A right password clears the client.
+// that many addresses cannot share out a dictionary attack. An attempt counts as wrong from the
+// moment it is let through (guesses sent at once do not all get hashed); a right password
+// clears the client and uncounts itself.
 // The hash is never computed for a refused attempt: scrypt is the costly part.
 
 export interface LimiterOptions {
@@ -63,7 +65,9 @@ export class LoginLimiter {
     if (this.#clients.size > MAX_CLIENTS) this.#clients.delete(this.#clients.keys().next().value!);
   }
 
+  /** A right password (counted by `failed` while it was being hashed): the client is cleared, its guess uncounted. */
   succeeded(client: string): void {
     this.#clients.delete(client);
+    this.#recent.pop();
   }
 }

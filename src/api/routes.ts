@@ -202,9 +202,11 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
             },
           };
         }
+        // Counted as wrong before it is hashed: guesses sent at once all pass waitMs before any
+        // hash ends, and would otherwise all be hashed before the first failure is recorded.
+        limiter.failed(client);
         const id = await auth.login(body.password);
         if (id === undefined) {
-          limiter.failed(client);
           throw new ApiError(401, "wrong password", [{ path: "password", message: "wrong password" }]);
         }
         limiter.succeeded(client);
@@ -503,6 +505,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
         ...ok(S.maintenancePass),
         ...named("job"),
         409: { description: "Another process is syncing the job", schema: errorSchema },
+        ...refusedHost,
       },
       handler: async ({ params }) => {
         store.get("job", params["name"]!);
@@ -521,10 +524,10 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       path: "/api/jobs/:name/health",
       summary: "Each table's health (files, average file size, deleted-row ratio, snapshots) and the last maintenance",
       tag: "tables",
-      responses: { ...ok(S.tablesHealth), ...named("job") },
+      responses: { ...ok(S.tablesHealth), ...named("job"), ...refusedHost },
       handler: async ({ params }) => {
         const name = params["name"]!;
-        const tables = await (await sync()).health(store.job(name));
+        const tables = await (await sync()).health(await checked(store.job(name)));
         const last = runs.store.lastMaintenance(name);
         return json({
           tables,

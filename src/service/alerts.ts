@@ -62,6 +62,8 @@ export async function postAlert(webhook: Secret, alert: Alert, timeoutMs = TIMEO
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(slackPayload(alert)),
+      // Not followed: a redirect would take the alert to a host floe serve's outbound policy never checked.
+      redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {

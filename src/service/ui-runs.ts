@@ -237,6 +237,7 @@ export class UiRuns {
   /** A maintenance pass over the job's tables now, under the job's lock; JobBusyError while it is being synced. */
   async maintainNow(name: string): Promise<MaintenanceRun> {
     const job = this.#config.job(name);
+    await this.#policy.checkJob(job);
     const lock = await acquireJobLock(jobStateDir(this.#root, name), name, { command: "floe serve (Maintain now)" });
     try {
       const pass = await runMaintenance(job, { store: this.store, logger: this.#logger, trigger: "manual" });

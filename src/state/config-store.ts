@@ -164,6 +164,7 @@ export class ConfigStore {
 
   /** Creates (no `name` given) or replaces the record; an absent secret of an update keeps its stored value. */
   save(kind: Kind, input: unknown, actor: string, name?: string): Shown {
+    refuseSealed(input);
     const existing = name === undefined ? undefined : this.#sealed(kind, name);
     const merged = existing ? keepSecrets(kind, input, existing) : input;
     const doc = this.#validate(kind, merged, name === undefined ? undefined : name);
@@ -252,6 +253,7 @@ export class ConfigStore {
    * record's secrets never go to a host the form names).
    */
   probeUnsaved(kind: "source" | "destination", input: unknown): Job {
+    refuseSealed(input);
     const doc = this.#validate(kind, input);
     const source = kind === "source" ? doc : { kafka: { bootstrap_servers: ["127.0.0.1:9"] } };
     const destination = kind === "destination" ? doc : { iceberg: {} };
@@ -287,7 +289,18 @@ export class ConfigStore {
     }
     const job = jobFromData(data.value, `job ${String(doc["name"])}`, this.stateDir);
     if (this.#environment.ambientCredentials) return job;
-    // A UI user's destination is reached with its own credentials or the catalog's, never the server's.
+    // A UI user's destination is reached with its own credentials or the catalog's, never the server's:
+    // a key file is one of the server's files (its GOOGLE_APPLICATION_CREDENTIALS, say), whose token
+    // would go to whatever endpoint the record names.
+    if (job.destination.storage?.gcs?.serviceAccountKeyFile !== undefined) {
+      throw new StoreError(400, [
+        {
+          path: "destination.iceberg.storage.gcs.service_account_key_file",
+          message:
+            "a key file on the server is the server's credential: floe serve reads none for its records unless started with --ambient-credentials; give oauth2_token, or let the catalog vend the token",
+        },
+      ]);
+    }
     const storage = job.destination.storage ?? { s3: undefined };
     return { ...job, destination: { ...job.destination, storage: { ...storage, ambientCredentials: false } } };
   }
@@ -320,6 +333,7 @@ export class ConfigStore {
       })
       .safeParse(data);
     if (!file.success) throw issuesError(file.error, ["yaml"]);
+    refuseSealed(file.data, ["yaml"]);
     const { name, source, destination, ...rest } = file.data;
     const kafka = { ...source.kafka };
     const reading: Doc = {};
@@ -489,6 +503,26 @@ function issuesError(error: z.ZodError, prefix: (string | number)[]): StoreError
   );
 }
 
+/**
+ * Refuses a sealed value in what a caller sent: only the store puts them in (a secret an update
+ * keeps). Opened as if stored, one would decrypt a ciphertext taken from a copy of config.db
+ * (whose key may live apart, in FLOE_SECRET_KEY) into a field the API shows, or send it as a
+ * password to a host the caller names.
+ */
+function refuseSealed(input: unknown, prefix: string[] = []): void {
+  const found: string[] = [];
+  mapTree(input, (value, path) => {
+    if (typeof value === "object" && value !== null && SEALED in value) found.push([...prefix, ...path].join("."));
+    return undefined;
+  });
+  if (found.length > 0) {
+    throw new StoreError(
+      400,
+      found.map((path) => ({ path, message: `a {"${SEALED}": ...} value is the store's own; give the value itself` })),
+    );
+  }
+}
+
 function isSealed(value: unknown): value is { [SEALED]: string } {
   return typeof value === "object" && value !== null && typeof (value as Doc)[SEALED] === "string";
 }
@@ -536,16 +570,41 @@ function shown(doc: Doc): Shown {
 }
 
 /**
- * The settings that say where each secret is sent: a secret left out of an update is kept only
- * while they are unchanged. Pointing a record at another host must not send the stored password
- * or token there; the update is refused, naming the secret to enter again.
+ * The settings that say where each secret is sent, and how: a secret left out of an update is
+ * kept only while they are unchanged. Pointing a record at another host must not send the stored
+ * password or token there, nor must a changed transport (TLS off, a PLAIN mechanism, another
+ * trusted CA, no certificate check) hand it to whoever is on the path; the update is refused,
+ * naming the secret to enter again.
  */
+/** The settings that name the catalog, and so the tables' locations and the store hosts it vends. */
+const CATALOG_PLACE = [
+  "iceberg.catalog.type",
+  "iceberg.catalog.uri",
+  "iceberg.catalog.warehouse",
+  "iceberg.catalog.workspace_url",
+  "iceberg.catalog.catalog",
+] as const;
+
 const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[]> = {
   source: [
-    { secret: /^kafka\.(sasl\.password|tls\.key)$/, to: ["kafka.bootstrap_servers"] },
+    {
+      secret: /^kafka\.sasl\.password$/,
+      to: [
+        "kafka.bootstrap_servers",
+        "kafka.security.protocol",
+        "kafka.sasl.mechanism",
+        "kafka.tls.ca",
+        "kafka.tls.insecure_skip_verify",
+      ],
+    },
+    { secret: /^kafka\.tls\.key$/, to: ["kafka.bootstrap_servers"] },
     {
       secret: /^kafka\.schema_registry\.auth\.(basic\.password|bearer\.token)$/,
-      to: ["kafka.schema_registry.url"],
+      to: [
+        "kafka.schema_registry.url",
+        "kafka.schema_registry.tls.ca",
+        "kafka.schema_registry.tls.insecure_skip_verify",
+      ],
     },
   ],
   destination: [
@@ -558,11 +617,26 @@ const BOUND_TO: Record<Kind, readonly { secret: RegExp; to: readonly string[] }[
         "iceberg.catalog.oauth2_server_uri",
       ],
     },
-    { secret: /^iceberg\.storage\.s3\.(secret_access_key|session_token)$/, to: ["iceberg.storage.s3.endpoint"] },
-    { secret: /^iceberg\.storage\.gcs\.oauth2_token$/, to: ["iceberg.storage.gcs.endpoint"] },
-    { secret: /^iceberg\.storage\.azure\.(sas_token|account_key)$/, to: ["iceberg.storage.azure.endpoint"] },
+    // Without its own endpoint, a store's host comes from the catalog (s3.endpoint, gcs.service.host,
+    // the table locations it hands out): another catalog may name any host for the store's keys.
+    {
+      secret: /^iceberg\.storage\.s3\.(secret_access_key|session_token)$/,
+      to: ["iceberg.storage.s3.endpoint", ...CATALOG_PLACE],
+    },
+    { secret: /^iceberg\.storage\.gcs\.oauth2_token$/, to: ["iceberg.storage.gcs.endpoint", ...CATALOG_PLACE] },
+    {
+      secret: /^iceberg\.storage\.azure\.(sas_token|account_key)$/,
+      to: ["iceberg.storage.azure.endpoint", ...CATALOG_PLACE],
+    },
   ],
   job: [],
+};
+
+/** A setting's value when it is left out: leaving it out is no change from its default. */
+const DEFAULTS: Record<string, unknown> = {
+  "kafka.security.protocol": "PLAINTEXT",
+  "kafka.tls.insecure_skip_verify": false,
+  "kafka.schema_registry.tls.insecure_skip_verify": false,
 };
 
 function at(doc: unknown, dotted: string): unknown {
@@ -600,7 +674,10 @@ function keepSecrets(kind: Kind, input: unknown, stored: Doc): unknown {
         const moved = BOUND_TO[kind]
           .filter((b) => b.secret.test(dotted))
           .flatMap((b) => b.to)
-          .filter((target) => canonical(at(input, target)) !== canonical(at(stored, target)));
+          .filter(
+            (target) =>
+              canonical(at(input, target) ?? DEFAULTS[target]) !== canonical(at(stored, target) ?? DEFAULTS[target]),
+          );
         if (moved.length > 0) {
           issues.push({
             path: dotted,

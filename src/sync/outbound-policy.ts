@@ -56,6 +56,15 @@ export function refusedAddress(address: string): string | undefined {
   }
   if (isIP(ip) === 6) {
     const expanded = expandIpv6(ip);
+    // An IPv4 address inside IPv6 (::ffff:0:0/96 mapped, which the socket reaches over IPv4, and
+    // the NAT64 prefix 64:ff9b::/96) is the IPv4 address's: new URL() writes [::ffff:169.254.169.254]
+    // as [::ffff:a9fe:a9fe], which no dotted pattern matches.
+    const embedded =
+      /^(?:0000:0000:0000:0000:0000:ffff|0064:ff9b:0000:0000:0000:0000):([0-9a-f]{4}):([0-9a-f]{4})$/.exec(expanded);
+    if (embedded) {
+      const [high, low] = [Number.parseInt(embedded[1]!, 16), Number.parseInt(embedded[2]!, 16)];
+      return refusedAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+    }
     if (METADATA_ADDRESSES.has(ip) || expanded === expandIpv6("fd00:ec2::254")) return "a cloud metadata address";
     const first = Number.parseInt(expanded.slice(0, 4), 16);
     if ((first & 0xffc0) === 0xfe80) return "a link-local address (fe80::/10)";

@@ -2,9 +2,10 @@
 // transport promise: the README's `--listen 0.0.0.0:...` on a fresh state directory starts; a
 // changed FLOE_UI_PASSWORD replaces the stored one (the old one stops working); a login's scrypt
 // does not hold the event loop (the API answers while wrong logins hash); wrong passwords get a
-// backoff (429 with Retry-After) that no right password skips; a request body has a size cap; a
-// credential-less server needs --no-auth and refuses requests that came through a proxy; HTTPS
-// with --tls-cert/--tls-key, Secure cookies there and behind a trusted proxy only.
+// backoff (429 with Retry-After) that no right password skips and guesses sent at once do not
+// escape; a request body has a size cap; a credential-less server needs --no-auth and refuses
+// requests that came through a proxy; HTTPS with --tls-cert/--tls-key, Secure cookies there and
+// behind a trusted proxy only.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -98,6 +99,16 @@ test("wrong passwords get a backoff (429, Retry-After) that a right password doe
   assert.equal(right.status, 429, "the backoff holds for the right password too");
   await new Promise((resolve) => setTimeout(resolve, Number(sixth.headers.get("retry-after")) * 1000 + 100));
   assert.equal((await login(s.url, PASSWORD)).status, 200, "after the wait, the right password logs in");
+});
+
+test("wrong passwords sent at once get the same backoff: no more than the free ones are hashed", async () => {
+  const s = await serve(["--state-dir", tempDir(), "--listen", "127.0.0.1:0"], { FLOE_UI_PASSWORD: PASSWORD });
+  await fetch(new URL("/api/session", s.url)); // warm up
+  const statuses = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => login(s.url, `wrong password ${i}`).then((r) => r.status)),
+  );
+  assert.equal(statuses.filter((x) => x === 401).length, 5, `answers ${statuses.join(", ")}`);
+  assert.equal(statuses.filter((x) => x === 429).length, 15, `answers ${statuses.join(", ")}`);
 });
 
 test("a request body over the cap is refused with 413 before it is parsed", async () => {

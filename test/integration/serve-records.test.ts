@@ -2,7 +2,9 @@
 // starts it (a child process): a ${NAME} in a record reads nothing from the server's
 // environment unless the operator allowed NAME (--allow-env), so Test connection cannot read the
 // server's secret key back; the server refuses to connect to link-local and cloud-metadata
-// hosts (checked before any connection, after DNS), and reaches only --allow-hosts when given;
+// hosts (checked before any connection, after DNS) in every route that connects (tests, discover,
+// Sync now, table health, Maintain now), and reaches only --allow-hosts when given (a catalog's
+// redirect elsewhere is not followed);
 // a host that answers with a body that is no catalog's error does not get that body quoted.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${...} in plain strings is the syntax under test
 import assert from "node:assert/strict";
@@ -113,6 +115,13 @@ test("link-local and metadata hosts are refused before connecting, in Test conne
   const gce = await api.post("/api/destinations/gce/test");
   assert.equal(gce.status, 403, gce.text);
   assert.equal(gce.body.issues[0].path, "destination.iceberg.catalog.uri");
+  // The metadata address inside IPv6, which new URL() rewrites as [::ffff:a9fe:a9fe].
+  const mapped = await api.post("/api/destinations/test", {
+    name: "mapped",
+    iceberg: { catalog: { type: "rest", uri: "http://[::ffff:169.254.169.254]/latest/" } },
+  });
+  assert.equal(mapped.status, 403, mapped.text);
+  assert.match(mapped.body.issues[0].message, /link-local/);
   await api.post("/api/destinations", {
     name: "s3meta",
     iceberg: {
@@ -131,6 +140,30 @@ test("link-local and metadata hosts are refused before connecting, in Test conne
   const sync = await api.post("/api/jobs/meta_job/sync");
   assert.equal(sync.status, 403, sync.text);
   assert.equal(sync.body.issues[0].path, "destination.iceberg.storage.s3.endpoint");
+});
+
+test("a job's table health and Maintain now are refused a metadata host too, before any connection", async () => {
+  await api.post("/api/destinations", {
+    name: "s3meta_maint",
+    iceberg: {
+      catalog: { type: "sql", warehouse: "s3://bucket/wh", uri: join(tempDir(), "c.db") },
+      storage: { s3: { endpoint: "http://169.254.169.254/" } },
+    },
+  });
+  await api.post("/api/sources", { name: "local_maint", kafka: { bootstrap_servers: ["127.0.0.1:1"] } });
+  const job = await api.post("/api/jobs", {
+    name: "meta_maint",
+    source: "local_maint",
+    destination: "s3meta_maint",
+    topic_pattern: "x",
+  });
+  assert.equal(job.status, 201, job.text);
+  const health = await api.get("/api/jobs/meta_maint/health");
+  assert.equal(health.status, 403, health.text);
+  assert.equal(health.body.issues[0].path, "destination.iceberg.storage.s3.endpoint");
+  const maintain = await api.post("/api/jobs/meta_maint/maintain");
+  assert.equal(maintain.status, 403, maintain.text);
+  assert.equal(maintain.body.issues[0].path, "destination.iceberg.storage.s3.endpoint");
 });
 
 test("a host that answers with something that is no catalog's error does not get its body quoted", async () => {
@@ -170,6 +203,47 @@ test("--allow-hosts: only the named hosts are reached", async () => {
     assert.equal(named.status, 200, named.text);
   } finally {
     await strict.stop();
+  }
+});
+
+test("a catalog's redirect is not followed to a host --allow-hosts does not name", async () => {
+  // The catalog the user names is an allowed host; it points every request at one that is not.
+  const hits: string[] = [];
+  const elsewhere = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+  const target = `http://localhost:${(elsewhere.address() as AddressInfo).port}`;
+  const redirector = createServer((req, res) => res.writeHead(307, { location: `${target}${req.url}` }).end());
+  await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+  const strict = await spawnServe([
+    "--state-dir",
+    tempDir(),
+    "--listen",
+    "127.0.0.1:0",
+    "--no-auth",
+    "--allow-hosts",
+    "127.0.0.1",
+  ]);
+  try {
+    const client = new UiClient(strict.url);
+    await client.session();
+    const { port } = redirector.address() as AddressInfo;
+    const created = await client.post("/api/destinations", {
+      name: "redirecting",
+      iceberg: { catalog: { type: "rest", uri: `http://127.0.0.1:${port}/`, token: "catalog-token" } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const answer = await client.post("/api/destinations/redirecting/test");
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.ok, false, answer.text);
+    assert.match(answer.text, /redirect \(HTTP 307\) to localhost/);
+    assert.deepEqual(hits, [], "the host the redirect names was not reached");
+  } finally {
+    await strict.stop();
+    await new Promise((resolve) => redirector.close(resolve));
+    await new Promise((resolve) => elsewhere.close(resolve));
   }
 });
 

@@ -1,6 +1,8 @@
 // HTTP plumbing shared by the REST catalog client and the OAuth2 token endpoint: telling a
 // request that never left (refused, unknown host, TLS) from one that broke in flight, which
-// decides whether a failed commit is "not applied" or "state unknown".
+// decides whether a failed commit is "not applied" or "state unknown"; and redirects, which are
+// not followed (fetch would resend a commit's body or the client secret to wherever one points,
+// a host no one checked: floe serve's outbound policy checks the configured ones only).
 
 /** Codes of failures that happen before the request is sent: the server cannot have acted on it. */
 const connectCodes = new Set([
@@ -44,6 +46,17 @@ export function redactUrl(url: string): string {
     return u.toString();
   } catch {
     return "<malformed URL>";
+  }
+}
+
+/** Where a redirect answer points (its Location's host), or undefined for any other answer. */
+export function redirectTarget(response: Response): string | undefined {
+  if (response.status < 300 || response.status > 399) return undefined;
+  const location = response.headers.get("location") ?? "";
+  try {
+    return new URL(location, response.url).host;
+  } catch {
+    return "<malformed Location>";
   }
 }
 

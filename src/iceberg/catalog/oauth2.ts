@@ -8,7 +8,7 @@ import { describeValue, object, parseJson, readJsonDocument, string } from "../s
 import type { AuthSession } from "./auth.ts";
 import { redactSecrets } from "./auth.ts";
 import { CatalogAuthError, CatalogRequestError, CatalogUnreachableError } from "./catalog.ts";
-import { networkFailure, redactUrl } from "./http.ts";
+import { networkFailure, redactUrl, redirectTarget } from "./http.ts";
 
 export interface ClientCredentialsOptions {
   tokenUri: string;
@@ -82,6 +82,7 @@ export class OAuth2ClientCredentials implements AuthSession {
           client_secret: clientSecret,
           scope,
         }).toString(),
+        redirect: "manual",
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
@@ -92,6 +93,15 @@ export class OAuth2ClientCredentials implements AuthSession {
           ? `the OAuth2 token endpoint ${where} did not answer within ${timeoutMs / 1000} s (request_timeout)`
           : `cannot reach the OAuth2 token endpoint ${where} (${failure.code})`;
       throw new CatalogUnreachableError(call, `${what}; check \`oauth2-server-uri\` / \`uri\``);
+    }
+    const target = redirectTarget(response);
+    if (target !== undefined) {
+      await response.body?.cancel();
+      throw new CatalogRequestError(
+        call,
+        `the token endpoint ${where} answered a redirect (HTTP ${response.status}) to ${target}; floe does not send the client secret after it: set \`oauth2-server-uri\` to where it leads`,
+        { status: response.status },
+      );
     }
     const text = this.redact(await response.text());
     if (!response.ok) {

@@ -43,7 +43,7 @@ import {
   type TableCreation,
   type TableIdentifier,
 } from "./catalog.ts";
-import { networkFailure, redactUrl, sleep } from "./http.ts";
+import { networkFailure, redactUrl, redirectTarget, sleep } from "./http.ts";
 import { OAuth2ClientCredentials } from "./oauth2.ts";
 import { DEFAULT_NAMESPACE_SEPARATOR, RestPaths } from "./rest-paths.ts";
 import {
@@ -509,6 +509,7 @@ export class RestCatalog implements Catalog {
           method,
           headers,
           ...(options.body === undefined ? {} : { body: options.body }),
+          redirect: "manual",
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
@@ -545,6 +546,16 @@ export class RestCatalog implements Catalog {
         await response.body?.cancel();
         await sleep(initialDelayMs * 4 ** (attempt - 1));
         continue;
+      }
+      const target = redirectTarget(response);
+      if (target !== undefined) {
+        await response.body?.cancel();
+        throw new CatalogRequestError(
+          call,
+          `the catalog at ${redactUrl(url.toString())} answered a redirect (HTTP ${response.status}) to ${target}; ` +
+            "floe does not follow a catalog's redirects: set `uri` to where it leads",
+          { status: response.status },
+        );
       }
       return response;
     }

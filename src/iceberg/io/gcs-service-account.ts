@@ -21,8 +21,9 @@ export function parseServiceAccountKey(text: string, file: string): ServiceAccou
   let json: { type?: unknown; client_email?: unknown; private_key?: unknown; token_uri?: unknown };
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file}: not a service-account key file (not JSON: ${(error as Error).message})`);
+  } catch {
+    // Not JSON.parse's message: it quotes the file's first characters, and the file may be anything.
+    throw new Error(`${file}: not a service-account key file (not JSON)`);
   }
   if (typeof json.client_email !== "string" || typeof json.private_key !== "string") {
     throw new Error(`${file}: not a service-account key file (no client_email and private_key)`);

@@ -31,3 +31,14 @@ test("all clients together: past the budget of wrong guesses per minute, everyon
   assert.equal(limiter.waitMs("fresh", t + 10_000), 50_000);
   assert.equal(limiter.waitMs("fresh", t + 60_001), 0, "a minute later the budget is back");
 });
+
+test("a right password, counted while it was hashed, does not use up the budget of wrong guesses", () => {
+  const limiter = new LoginLimiter(options);
+  const t = 7_000_000;
+  for (let i = 0; i < 19; i++) limiter.failed(`client-${i}`, t);
+  limiter.failed("right", t);
+  limiter.succeeded("right");
+  assert.equal(limiter.waitMs("fresh", t), 0, "19 wrong guesses: one is left");
+  limiter.failed("fresh", t);
+  assert.equal(limiter.waitMs("other", t), 60_000);
+});

@@ -1,8 +1,11 @@
 // The retention warning (time since the last successful run against the shortest retention.ms)
 // and the alerts a run gives, as the Slack-compatible JSON posted.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { runAlerts, slackPayload } from "../../../src/service/alerts.ts";
+import { Secret } from "../../../src/config/secret.ts";
+import { postAlert, runAlerts, slackPayload } from "../../../src/service/alerts.ts";
 import { retentionWarning, shortestRetention } from "../../../src/service/retention.ts";
 import type { RunRecord } from "../../../src/state/run-store.ts";
 
@@ -65,4 +68,21 @@ test("alerts: a failed run with its kind; dead letters per table; none for a cle
   const [dead] = runAlerts(record({ deadLetters: 3, tables: [table] }));
   assert.equal(dead!.kind, "dead-letters");
   assert.equal(dead!.text, "floe: run r1 of job j wrote 3 dead letters: 3 into ns.orders__dlq");
+});
+
+test("an alert is not posted again where the webhook's redirect points", async () => {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? "");
+    if (req.url === "/hook") res.writeHead(307, { location: "/elsewhere" }).end();
+    else res.writeHead(200).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    await assert.rejects(postAlert(new Secret(url), { kind: "run-failed", job: "j", text: "t" }), /answered 307/);
+    assert.deepEqual(paths, ["/hook"]);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

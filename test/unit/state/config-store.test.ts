@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
 import { ConfigStore, StoreError } from "../../../src/state/config-store.ts";
 import { SecretBox } from "../../../src/state/secret-box.ts";
@@ -180,6 +181,41 @@ test("a secret left out of an update is not kept when the host or URI it goes to
   const again = { ...moved, kafka: { ...moved.kafka, sasl: { ...saslNoPassword, password: "another" } } };
   assert.deepEqual(s.save("source", again, "t", "secure").secrets_set, ["kafka.sasl.password"]);
 
+  // Same host, another transport: TLS off or a PLAIN mechanism would show the kept password on the path.
+  const tlsSource = {
+    name: "tls_sasl",
+    kafka: {
+      bootstrap_servers: ["127.0.0.1:9093"],
+      security: { protocol: "SASL_SSL" },
+      sasl: { mechanism: "SCRAM-SHA-512", username: "alice", password: SECRET },
+      tls: { ca: "/etc/floe/ca.pem" },
+    },
+  };
+  s.save("source", tlsSource, "t");
+  const blank = { mechanism: "SCRAM-SHA-512", username: "alice" };
+  const edited = (kafka: Record<string, unknown>) => ({
+    ...tlsSource,
+    kafka: { ...tlsSource.kafka, sasl: blank, ...kafka },
+  });
+  assert.deepEqual(s.save("source", edited({ connect_timeout: "5s" }), "t", "tls_sasl").secrets_set, [
+    "kafka.sasl.password",
+  ]);
+  for (const [change, named] of [
+    [{ security: { protocol: "SASL_PLAINTEXT" }, tls: undefined }, /kafka\.security\.protocol/],
+    [{ sasl: { ...blank, mechanism: "PLAIN" } }, /kafka\.sasl\.mechanism/],
+    [{ tls: { ca: "/tmp/attacker-ca.pem" } }, /kafka\.tls\.ca/],
+    [{ tls: { ca: "/etc/floe/ca.pem", insecure_skip_verify: true } }, /kafka\.tls\.insecure_skip_verify/],
+  ] as const) {
+    assert.throws(
+      () => s.save("source", edited(change), "t", "tls_sasl"),
+      (e: unknown) => e instanceof StoreError && e.issues[0]!.path === "kafka.sasl.password" && named.test(e.message),
+      JSON.stringify(change),
+    );
+  }
+  // An explicit default is no change.
+  const same = edited({ tls: { ca: "/etc/floe/ca.pem", insecure_skip_verify: false } });
+  assert.deepEqual(s.save("source", same, "t", "tls_sasl").secrets_set, ["kafka.sasl.password"]);
+
   const rest = (uri: string, extra: Record<string, unknown> = {}) => ({
     name: "cat",
     iceberg: { catalog: { type: "rest", uri, ...extra } },
@@ -212,6 +248,26 @@ test("a secret left out of an update is not kept when the host or URI it goes to
   assert.throws(
     () => s.save("destination", s3("http://elsewhere:9000"), "t", "store"),
     /storage\.s3\.endpoint changed/,
+  );
+  // A store without its own endpoint is reached where the catalog says (gcs.service.host, s3.endpoint,
+  // the table locations): another catalog must not get the stored token sent to a host of its choosing.
+  const gcs = (uri: string, token?: string) => ({
+    name: "gcs_store",
+    iceberg: {
+      catalog: { type: "rest", uri },
+      storage: { gcs: token === undefined ? {} : { oauth2_token: token } },
+    },
+  });
+  s.save("destination", gcs("https://catalog.example/api", "ya29.stored-token"), "t");
+  assert.deepEqual(s.save("destination", gcs("https://catalog.example/api"), "t", "gcs_store").secrets_set, [
+    "iceberg.storage.gcs.oauth2_token",
+  ]);
+  assert.throws(
+    () => s.save("destination", gcs("https://attacker.example/api"), "t", "gcs_store"),
+    (e: unknown) =>
+      e instanceof StoreError &&
+      e.issues[0]!.path === "iceberg.storage.gcs.oauth2_token" &&
+      /iceberg\.catalog\.uri changed/.test(e.message),
   );
 });
 
@@ -255,4 +311,55 @@ test("a stored job's object stores get no ambient credentials unless the operato
   const allowed = new ConfigStore(dir, box, { env: {}, allowed: new Set(), ambientCredentials: true });
   assert.equal(allowed.job("j").destination.storage?.ambientCredentials, undefined);
   allowed.close();
+  // A service-account key file names one of the server's files: its token would go where the record says.
+  const again = new ConfigStore(dir, box);
+  const keyFile = { service_account_key_file: "/etc/gcp/server-sa.json", endpoint: "https://attacker.example/" };
+  again.save("destination", { name: "g", iceberg: { storage: { gcs: keyFile } } }, "t");
+  again.save("job", { name: "jg", source: "src", destination: "g", topic_pattern: "x" }, "t");
+  assert.throws(
+    () => again.job("jg"),
+    (e: unknown) =>
+      e instanceof StoreError &&
+      e.issues[0]!.path === "destination.iceberg.storage.gcs.service_account_key_file" &&
+      /--ambient-credentials/.test(e.message),
+  );
+  assert.throws(() => again.probeJob("destination", "g"), /service_account_key_file/);
+  again.close();
+  const operator = new ConfigStore(dir, box, { env: {}, allowed: new Set(), ambientCredentials: true });
+  assert.equal(operator.job("jg").destination.storage?.gcs?.serviceAccountKeyFile, "/etc/gcp/server-sa.json");
+  operator.close();
+});
+
+test("a sealed value in a request is refused: a ciphertext from a copy of config.db is not opened into a shown field", () => {
+  const { store: s, dir } = store();
+  s.save("source", saslSource, "t");
+  const db = new DatabaseSync(join(dir, "config.db"));
+  const row = db.prepare("SELECT doc FROM sources WHERE name = ?").get("secure") as { doc: string };
+  db.close();
+  const sealed = (JSON.parse(row.doc) as { kafka: { sasl: { password: unknown } } }).kafka.sasl.password;
+  assert.ok(typeof sealed === "object" && sealed !== null && "$sealed" in sealed);
+  // sasl.username is shown: stored as opened, the GET would answer the password in the clear.
+  const planted = {
+    ...saslSource,
+    name: "decrypt",
+    kafka: { ...saslSource.kafka, sasl: { ...saslSource.kafka.sasl, username: sealed } },
+  };
+  assert.throws(
+    () => s.save("source", planted, "t"),
+    (e: unknown) => e instanceof StoreError && e.status === 400 && e.issues[0]!.path === "kafka.sasl.username",
+  );
+  assert.equal(s.has("source", "decrypt"), false);
+  const asPassword = {
+    ...saslSource,
+    name: "relay",
+    kafka: { ...saslSource.kafka, sasl: { ...saslSource.kafka.sasl, password: sealed } },
+  };
+  assert.throws(() => s.probeUnsaved("source", asPassword), /kafka\.sasl\.password/);
+  assert.throws(() => s.save("source", asPassword, "t", "secure"), /kafka\.sasl\.password/);
+  // Kept secrets still work: an update that leaves the password out keeps the stored one.
+  const { password: _p, ...rest } = saslSource.kafka.sasl;
+  assert.deepEqual(
+    s.save("source", { ...saslSource, kafka: { ...saslSource.kafka, sasl: rest } }, "t", "secure").secrets_set,
+    ["kafka.sasl.password"],
+  );
 });

@@ -12,13 +12,19 @@ test("link-local, metadata and unspecified addresses are refused; loopback and p
     "fd00:ec2::254",
     "fe80::1",
     "::ffff:169.254.169.254",
+    // The same, as new URL() writes it, expanded, and through the NAT64 prefix.
+    "::ffff:a9fe:a9fe",
+    "[::ffff:a9fe:a9fe]",
+    "0:0:0:0:0:ffff:a9fe:a9fe",
+    "64:ff9b::a9fe:a9fe",
+    "::ffff:6464:64c8",
     "100.100.100.200",
     "0.0.0.0",
     "::",
   ]) {
     assert.ok(refusedAddress(address) !== undefined, address);
   }
-  for (const address of ["127.0.0.1", "::1", "10.0.0.5", "192.168.1.1", "203.0.113.4", "2001:db8::1"]) {
+  for (const address of ["127.0.0.1", "::1", "10.0.0.5", "192.168.1.1", "203.0.113.4", "2001:db8::1", "::ffff:a00:5"]) {
     assert.equal(refusedAddress(address), undefined, address);
   }
 });
@@ -41,6 +47,7 @@ test("a host is refused by name, by address, and when it resolves to a refused a
   await refused("METADATA.GOOGLE.INTERNAL.", /cloud metadata service/);
   await refused("169.254.169.254", /link-local/);
   await refused("[fd00:ec2::254]", /metadata/);
+  await refused(new URL("http://[::ffff:169.254.169.254]/latest/meta-data/").hostname, /link-local/);
   await refused("sneaky.example", /resolves to 169\.254\.169\.254/);
   await policy.checkHost("catalog.example", "destination.iceberg.catalog.uri");
   await policy.checkHost("127.0.0.1", "x");

@@ -163,3 +163,13 @@ test("redact() scrubs the secret and the current token", async () => {
   await auth.authorization("c");
   assert.equal(auth.redact(`x ${secret} y token-1 z`), "x *** y *** z");
 });
+
+test("a redirect from the token endpoint is not followed: the client secret is not posted again where it points", async () => {
+  const auth = session();
+  respond = (_form, res) => {
+    if (requests.length === 1) res.writeHead(307, { location: "/elsewhere" }).end();
+    else issue(3600)(_form, res);
+  };
+  await assert.rejects(auth.authorization("loadTable a.b"), /answered a redirect \(HTTP 307\) to 127\.0\.0\.1/);
+  assert.equal(requests.length, 1, "the form with the client secret was posted once");
+});

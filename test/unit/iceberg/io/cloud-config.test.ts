@@ -138,4 +138,9 @@ test("a service account's assertion is an RS256 JWT for the key's token_uri, ver
   assert.ok(verify("RSA-SHA256", Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature!, "base64url")));
   assert.throws(() => parseServiceAccountKey("{}", "/x.json"), /\/x\.json: not a service-account key file/);
   assert.throws(() => parseServiceAccountKey("nope", "/x.json"), /not JSON/);
+  // The file may be anything (a path a UI user gave): its content is not quoted.
+  assert.throws(
+    () => parseServiceAccountKey("secretkeybytes-of-another-file", "/x.json"),
+    (e: unknown) => e instanceof Error && !e.message.includes("secretkey"),
+  );
 });
