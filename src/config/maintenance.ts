@@ -2,7 +2,9 @@
 // sync when it is due, do to each of the job's tables. On by default with settings that never
 // take what a reader or a writer may still need:
 //   compaction      files under 75% of the target, or with 30% of their rows deleted, rewritten
-//   snapshots       kept: the last 10, and any younger than 1 day (the current one always)
+//   snapshots       kept: the last 10, and any younger than 6 hours (the current one always): a
+//                   job that syncs every minute then keeps about 370 snapshots, not one a minute
+//                   forever, and a query or time travel of the last hours still finds its files
 //   manifests       rewritten once a snapshot lists more than 20
 //   orphans         unreferenced files removed once older than 3 days (a commit in flight is
 //                   never that old)
@@ -74,7 +76,7 @@ export const maintenanceSchema = z
       .strictObject({
         enabled: z.boolean().default(true),
         retain_last: z.int().min(1).default(10).describe("Snapshots kept whatever their age."),
-        max_age: duration("Snapshots younger than this are kept.").prefault("1d"),
+        max_age: duration("Snapshots younger than this are kept.").prefault("6h"),
       })
       .prefault({}),
     manifests: z

@@ -14,7 +14,7 @@ test("no maintenance: key: on, with the defaults", () => {
   assert.deepEqual(maintenance, DEFAULT_MAINTENANCE);
   assert.equal(maintenance.enabled, true);
   assert.equal(maintenance.intervalMs, 3_600_000);
-  assert.deepEqual(maintenance.snapshots, { enabled: true, retainLast: 10, maxAgeMs: 86_400_000 });
+  assert.deepEqual(maintenance.snapshots, { enabled: true, retainLast: 10, maxAgeMs: 6 * 3_600_000 });
   assert.deepEqual(maintenance.orphans, { enabled: true, olderThanMs: 3 * 86_400_000 });
   assert.deepEqual(maintenance.manifests, { enabled: true, maxCount: 20 });
   assert.equal(maintenance.compaction.minInputFiles, 5);
@@ -27,7 +27,7 @@ test("a partial policy keeps the other defaults", () => {
     "job.yaml",
   );
   assert.equal(maintenance.intervalMs, 1_800_000);
-  assert.deepEqual(maintenance.snapshots, { enabled: true, retainLast: 3, maxAgeMs: 86_400_000 });
+  assert.deepEqual(maintenance.snapshots, { enabled: true, retainLast: 3, maxAgeMs: 6 * 3_600_000 });
   assert.equal(maintenance.orphans.enabled, false);
   assert.equal(maintenance.compaction.enabled, true);
 });
