@@ -30,7 +30,9 @@ schedule: every 1d
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
   const logger = await createLogger({ level: "info", format: "json", destination: quiet, sink });
   const scheduled: ScheduledJob = { job: { ...job, schedule: job.schedule! }, file: "job.yaml", root: dir, store };
-  const service = new Service([scheduled], { logger, sink, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+  // A minute of backoff: "every 1d" ticks at midnight UTC, so with an hour of it a run that fails
+  // after 23:00 is retried at that tick, not before it.
+  const service = new Service([scheduled], { logger, sink, backoff: { baseMs: 60_000, maxMs: 60_000 } });
   await service.start();
   try {
     const other = new Service([scheduled], { logger, sink });
