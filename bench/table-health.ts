@@ -2,6 +2,7 @@
 //
 //   node bench/table-health.ts [--hours 24] [--syncs-per-hour 60] [--messages 200] [--keys 20000]
 //                              [--tombstones 0.02] [--policies none,default] [--out bench/results]
+//   node bench/table-health.ts --combine a.json,b.json [--out DIR]   # table and chart of earlier runs together
 //
 // Against the local broker (`npm run services -- start kafka`), into the embedded SQLite-catalog
 // warehouse in a temp folder: floe writes its metadata itself there, stamped by the simulated
@@ -24,7 +25,7 @@
 //
 // Writes bench/results/table-health.json, table-health.md (one table per policy) and
 // table-health.png (the curves, drawn by matplotlib in a venv of its own, bench/chart.ts).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -50,6 +51,7 @@ const { values } = parseArgs({
     tombstones: { type: "string", default: "0.02" },
     policies: { type: "string", default: "none,default" },
     out: { type: "string", default: "bench/results" },
+    combine: { type: "string" },
   },
 });
 const hours = Number(values.hours);
@@ -75,6 +77,7 @@ export interface HourFigures {
 
 interface PolicyRun {
   policy: MaintenancePolicyName;
+  settings: { hours: number; syncsPerHour: number; messagesPerSync: number; keyCount: number; tombstoneShare: number };
   hours: HourFigures[];
 }
 
@@ -104,12 +107,19 @@ function nextMinute(): void {
   clock.minuteStartedReal = realNow();
 }
 
-const readers: Readers = await startReaders();
+// --combine a.json,b.json: no run, the runs of earlier outputs drawn and tabled together.
 const runs: PolicyRun[] = [];
-try {
-  for (const policy of policies) runs.push(await runPolicy(policy));
-} finally {
-  await readers.close();
+if (values.combine) {
+  for (const file of values.combine.split(",")) {
+    runs.push(...(JSON.parse(readFileSync(file, "utf8")) as { runs: PolicyRun[] }).runs);
+  }
+} else {
+  const readers: Readers = await startReaders();
+  try {
+    for (const policy of policies) runs.push(await runPolicy(readers, policy));
+  } finally {
+    await readers.close();
+  }
 }
 mkdirSync(out, { recursive: true });
 const environment = {
@@ -138,7 +148,7 @@ await drawChart(join(out, "table-health.png"), {
 console.log(markdown(runs));
 console.log(`wrote ${join(out, "table-health.{json,md,png}")}`);
 
-async function runPolicy(policy: MaintenancePolicyName): Promise<PolicyRun> {
+async function runPolicy(readers: Readers, policy: MaintenancePolicyName): Promise<PolicyRun> {
   const dir = mkdtempSync(join(tmpdir(), `floe-bench-health-${policy}-`));
   const tag = `${policy}_${process.pid}_${Date.now()}`;
   const topic = `floe-bench-health-${tag}`;
@@ -199,7 +209,7 @@ streams:
           await maintainAfterSync(policy, job, stateDir);
           maintenanceMs += performance.now() - t1;
         }
-        const figures = await measure(connections, namespace, model.size);
+        const figures = await measure(readers, connections, namespace, model.size);
         hoursOut.push({ hour, ...figures, meanSyncMs: syncMs / syncsPerHour, maintenanceMs });
         console.log(`policy ${policy} hour ${hour}: ${JSON.stringify(hoursOut.at(-1))}`);
       }
@@ -216,7 +226,7 @@ streams:
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return { policy, hours: hoursOut };
+  return { policy, settings: { hours, syncsPerHour, messagesPerSync, keyCount, tombstoneShare }, hours: hoursOut };
 }
 
 async function sync(job: Job, connections: JobConnections, stateDir: string): Promise<void> {
@@ -224,7 +234,7 @@ async function sync(job: Job, connections: JobConnections, stateDir: string): Pr
   if (report.status !== "complete") throw new Error(`sync ${report.status}: ${report.readError ?? ""}`);
 }
 
-async function measure(connections: JobConnections, namespace: string, liveKeys: number) {
+async function measure(readers: Readers, connections: JobConnections, namespace: string, liveKeys: number) {
   const table = await Table.load(connections.catalog, { namespace: [namespace], name: "t" });
   const snapshot = currentSnapshot(table.metadata);
   const files = await planFiles(table, snapshot);
