@@ -11,7 +11,7 @@
 // file, and the copy must not win over a row written in between; otherwise commit order, the later
 // file (the later position within a file) winning.
 import { KEY_HASH_WORDS } from "./key-hash.ts";
-import { KeyIndex } from "./key-index.ts";
+import { containsSorted, KeyIndex } from "./key-index.ts";
 
 /** A data file to index: the key hash of each of its rows, and the rows its deletion vector retired. */
 export interface DataFileKeys {
@@ -101,7 +101,7 @@ export class CatchUp {
     // A shadowed row that went meanwhile (its file removed, a DV on it) needs no retiring any more.
     index.shadowedRows = index.shadowedRows.filter(
       ({ file, position }) =>
-        index.files.live[file] === 1 && !(deleted.has(file) && sortedIncludes(deleted.get(file)!, position)),
+        index.files.live[file] === 1 && !(deleted.has(file) && containsSorted(deleted.get(file)!, position)),
     );
   }
 
@@ -199,17 +199,4 @@ function sortedPositions(positions: ArrayLike<number> | BigInt64Array): Float64A
   const sorted = new Float64Array(positions.length);
   for (let i = 0; i < positions.length; i++) sorted[i] = Number(positions[i]!);
   return sorted.sort();
-}
-
-function sortedIncludes(values: Float64Array, value: number): boolean {
-  let low = 0;
-  let high = values.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const v = values[middle]!;
-    if (v < value) low = middle + 1;
-    else if (v > value) high = middle - 1;
-    else return true;
-  }
-  return false;
 }

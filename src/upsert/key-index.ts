@@ -320,7 +320,8 @@ function copyWords(from: Uint32Array, fromAt: number, to: Uint32Array, toAt: num
   for (let i = 0; i < words; i++) to[toAt + i] = from[fromAt + i]!;
 }
 
-function containsSorted(values: Float64Array, value: number): boolean {
+/** Whether `values`, sorted ascending, holds `value` (a binary search). */
+export function containsSorted(values: Float64Array, value: number): boolean {
   let low = 0;
   let high = values.length - 1;
   while (low <= high) {
