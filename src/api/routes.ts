@@ -39,6 +39,44 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
     kind === "job" ? record : { ...record, health: runs.health(kind, String(record["name"])) };
   const summary = (r: RunRecord) => runSummary(r, runs.wasCancelled(r.runId));
 
+  // Test connection of a stored record (its result kept as the record's health) and of a form not
+  // saved yet (with only the secrets it carries), both through the outbound policy.
+  const connectionTests = (
+    kind: "source" | "destination",
+    plural: string,
+    record: z.ZodType,
+    reaches: string,
+  ): AnyRoute[] => {
+    const test = async (job: Job) => {
+      const calls = await sync();
+      return kind === "source" ? calls.testSource(job.source) : calls.testDestination(job.destination);
+    };
+    return [
+      defineRoute({
+        method: "post",
+        path: `/api/${plural}/:name/test`,
+        summary: `Test connection: reach ${reaches} as a sync would, and say what is wrong`,
+        tag: plural,
+        responses: { ...ok(S.diagnosis), ...named(kind), ...refusedHost },
+        handler: async ({ params }) => {
+          const result = await test(await checked(store.probeJob(kind, params["name"]!)));
+          runs.saveHealth(kind, params["name"]!, result);
+          return json(result);
+        },
+      }),
+      defineRoute({
+        method: "post",
+        path: `/api/${plural}/test`,
+        summary: `Test connection of a ${kind} not saved yet (the form as it is), with only the secrets it carries`,
+        tag: plural,
+        body: z.unknown(),
+        bodyDoc: record,
+        responses: { ...ok(S.diagnosis), ...refusedHost },
+        handler: async ({ body }) => json(await test(await checked(store.probeUnsaved(kind, body)))),
+      }),
+    ];
+  };
+
   const crud = (kind: Kind, plural: string, record: z.ZodType, shown: z.ZodType, tag: string): AnyRoute[] => [
     defineRoute({
       method: "get",
@@ -228,31 +266,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       },
     }),
     ...crud("source", "sources", sourceRecord, S.sourceShown, "sources"),
-    defineRoute({
-      method: "post",
-      path: "/api/sources/:name/test",
-      summary: "Test connection: reach the brokers as a sync would, and say what is wrong",
-      tag: "sources",
-      responses: { ...ok(S.diagnosis), ...named("source"), ...refusedHost },
-      handler: async ({ params }) => {
-        const result = await (await sync()).testSource(
-          (await checked(store.probeJob("source", params["name"]!))).source,
-        );
-        runs.saveHealth("source", params["name"]!, result);
-        return json(result);
-      },
-    }),
-    defineRoute({
-      method: "post",
-      path: "/api/sources/test",
-      summary: "Test connection of a source not saved yet (the form as it is), with only the secrets it carries",
-      tag: "sources",
-      body: z.unknown(),
-      bodyDoc: sourceRecord,
-      responses: { ...ok(S.diagnosis), ...refusedHost },
-      handler: async ({ body }) =>
-        json(await (await sync()).testSource((await checked(store.probeUnsaved("source", body))).source)),
-    }),
+    ...connectionTests("source", "sources", sourceRecord, "the brokers"),
     defineRoute({
       method: "post",
       path: "/api/sources/:name/discover",
@@ -280,33 +294,7 @@ export function apiRoutes(options: AppOptions): AnyRoute[] {
       },
     }),
     ...crud("destination", "destinations", destinationRecord, S.destinationShown, "destinations"),
-    defineRoute({
-      method: "post",
-      path: "/api/destinations/:name/test",
-      summary: "Test connection: reach the catalog as a sync would, and say what is wrong",
-      tag: "destinations",
-      responses: { ...ok(S.diagnosis), ...named("destination"), ...refusedHost },
-      handler: async ({ params }) => {
-        const result = await (await sync()).testDestination(
-          (await checked(store.probeJob("destination", params["name"]!))).destination,
-        );
-        runs.saveHealth("destination", params["name"]!, result);
-        return json(result);
-      },
-    }),
-    defineRoute({
-      method: "post",
-      path: "/api/destinations/test",
-      summary: "Test connection of a destination not saved yet (the form as it is), with only the secrets it carries",
-      tag: "destinations",
-      body: z.unknown(),
-      bodyDoc: destinationRecord,
-      responses: { ...ok(S.diagnosis), ...refusedHost },
-      handler: async ({ body }) =>
-        json(
-          await (await sync()).testDestination((await checked(store.probeUnsaved("destination", body))).destination),
-        ),
-    }),
+    ...connectionTests("destination", "destinations", destinationRecord, "the catalog"),
     defineRoute({
       method: "get",
       path: "/api/choices",
