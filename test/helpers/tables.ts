@@ -7,12 +7,15 @@
 import type * as arrow from "apache-arrow";
 import type { Row } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import type { Job } from "../../src/config/job.ts";
+import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { connectRestCatalog, type RestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
 import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
 import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
 import { currentSchema } from "../../src/iceberg/spec/table-metadata.ts";
 import type { NestedField } from "../../src/iceberg/spec/types.ts";
 import { Table } from "../../src/iceberg/table.ts";
+import { catalogConfig } from "../../src/sync/connect.ts";
 
 /** id (long, required), name (string), amount (double). */
 export const narrowFields: readonly NestedField[] = [
@@ -46,3 +49,13 @@ export function arrowRows(table: Table, records: Iterable<Row>): arrow.Table {
 /** Rows in ascending `id` order (bigint or number ids). */
 export const byId = (rows: Iterable<Row>): Row[] =>
   [...rows].sort((a, b) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0));
+
+/** Table `name` of the job's namespace as it is now, through a catalog opened for the call. */
+export async function loadJobTable(job: Job, name: string): Promise<Table> {
+  const catalog = await loadCatalog(catalogConfig(job.destination));
+  try {
+    return await Table.load(catalog, { namespace: [job.namespace], name });
+  } finally {
+    await catalog.close();
+  }
+}

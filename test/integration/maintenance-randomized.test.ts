@@ -21,12 +21,10 @@ import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { currentSchema } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
 import { runMaintenance } from "../../src/service/run-maintenance.ts";
-import { catalogConfig } from "../../src/sync/connect.ts";
 import { syncJob } from "../helpers/sync-job.ts";
+import { loadJobTable } from "../helpers/tables.ts";
 
 const seed = Number(process.env.FLOE_TEST_SEED ?? Date.now() % 1_000_000);
 const steps = Number(process.env.FLOE_TEST_STEPS ?? 16);
@@ -87,15 +85,6 @@ after(async () => {
   await readers?.close();
   for (const topic of Object.values(topics)) await deleteTopic(topic);
 });
-
-async function loadTable(j: Job, name: string): Promise<Table> {
-  const catalog = await loadCatalog(catalogConfig(j.destination));
-  try {
-    return await Table.load(catalog, { namespace: [j.namespace], name });
-  } finally {
-    await catalog.close();
-  }
-}
 
 test(`randomized syncs, floe maintenance and Spark as another writer keep every reader on the model (seed ${seed})`, async () => {
   const draw = random(seed);
@@ -180,7 +169,7 @@ test(`randomized syncs, floe maintenance and Spark as another writer keep every 
   const someKey = () => pick([...live.keys()]);
   /** A copy of key `id`'s row as another engine writes it: every column but v kept, no _floe_id. */
   const foreignInsert = async (id: number, v: string) => {
-    const table = await loadTable(upsertJob, "accounts");
+    const table = await loadJobTable(upsertJob, "accounts");
     const columns = currentSchema(table.metadata).fields.map((f) =>
       f.name === "v" ? `'${v}' AS v` : f.name === "_floe_id" ? "CAST(NULL AS STRING) AS _floe_id" : `\`${f.name}\``,
     );
@@ -201,7 +190,7 @@ test(`randomized syncs, floe maintenance and Spark as another writer keep every 
    * orphan removal takes, and one just written, as a commit in flight leaves it, which it keeps.
    */
   const plantOrphans = async () => {
-    const table = await loadTable(upsertJob, "accounts");
+    const table = await loadJobTable(upsertJob, "accounts");
     const old = join(table.metadata.location, "data", `orphan-old-${seq}.parquet`);
     const young = join(table.metadata.location, "data", `orphan-young-${seq}.parquet`);
     writeFileSync(old, "not referenced by any snapshot");

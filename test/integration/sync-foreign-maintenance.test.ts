@@ -16,10 +16,7 @@ import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import type { Job } from "../../src/config/job.ts";
 import { parseJob } from "../../src/config/load-job.ts";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
 import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { catalogConfig } from "../../src/sync/connect.ts";
 import { OFFSETS_SUMMARY_KEY } from "../../src/sync/snapshot-offsets.ts";
 import { floe } from "../helpers/floe-cli.ts";
 import { syncJob } from "../helpers/sync-job.ts";
@@ -31,6 +28,7 @@ import {
   produceExactly,
   UpsertModel,
 } from "../helpers/sync-model.ts";
+import { loadJobTable } from "../helpers/tables.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-maintained-"));
@@ -70,15 +68,6 @@ after(async () => {
   for (const topic of Object.values(topics)) await deleteTopic(topic);
 });
 
-async function loadTable(job: Job, name: string): Promise<Table> {
-  const catalog = await loadCatalog(catalogConfig(job.destination));
-  try {
-    return await Table.load(catalog, { namespace: [job.namespace], name });
-  } finally {
-    await catalog.close();
-  }
-}
-
 /** What a Spark user's cron does: compact, rewrite the manifests, keep only the last snapshot. */
 async function sparkMaintain(job: Job, table: string): Promise<void> {
   const name = `${job.namespace}.${table}`;
@@ -92,7 +81,7 @@ async function sparkMaintain(job: Job, table: string): Promise<void> {
   await readers.spark(
     `CALL rest.system.expire_snapshots(table => '${name}', older_than => TIMESTAMP '${until}', retain_last => 1)`,
   );
-  const loaded = await loadTable(job, table);
+  const loaded = await loadJobTable(job, table);
   assert.equal(loaded.metadata.snapshots.length, 1, "one snapshot left");
   assert.equal(
     currentSnapshot(loaded.metadata)?.summary[OFFSETS_SUMMARY_KEY],
@@ -191,7 +180,7 @@ test("rollback past floe's commits: refused with the way out; --resume-from earl
   await syncJob(job, { stateDir });
   await sparkMaintain(job, "rolled");
   // The rows as of the rewrite: the 80 messages so far.
-  const rewriteId = currentSnapshot((await loadTable(job, "rolled")).metadata)!.snapshotId;
+  const rewriteId = currentSnapshot((await loadJobTable(job, "rolled")).metadata)!.snapshotId;
   await produce(80, 20);
   await syncJob(job, { stateDir });
   await readers.spark(`CALL rest.system.rollback_to_snapshot('${job.namespace}.rolled', ${rewriteId})`);
