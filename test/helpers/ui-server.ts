@@ -58,6 +58,15 @@ export class UiClient {
   put = (path: string, body: unknown) => this.call("PUT", path, body);
   delete = (path: string) => this.call("DELETE", path);
 
+  /** The run `runId` once it no longer runs (its GET /api/runs answer, polled). */
+  async finishedRun(runId: string): Promise<Json> {
+    for (;;) {
+      const r = await this.get(`/api/runs/${runId}`);
+      if (r.body.status !== "running") return r.body;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
   /** Every recorded JSON answer matches the document's schema for its route and status. */
   async checkAgainstOpenApi(): Promise<number> {
     const doc = (await (await fetch(`${this.base}/api/openapi.json`)).json()) as {

@@ -31,15 +31,8 @@ after(async () => {
 });
 
 async function syncNow(): Promise<void> {
-  const id = (await api.post(`/api/jobs/${name}/sync`)).body.runId;
-  for (;;) {
-    const r = await api.get(`/api/runs/${id}`);
-    if (r.body.status !== "running") {
-      assert.equal(r.body.status, "complete", r.text);
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const run = await api.finishedRun((await api.post(`/api/jobs/${name}/sync`)).body.runId);
+  assert.equal(run.status, "complete", JSON.stringify(run));
 }
 
 test("health, Maintain now, and the run history's maintenance pass", async () => {

@@ -39,14 +39,6 @@ after(async () => {
   await ui?.close();
 });
 
-async function waitForRun(id: string) {
-  for (;;) {
-    const r = await api.get(`/api/runs/${id}`);
-    if (r.body.status !== "running") return r.body;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 test("sources and destinations: create, Test connection with check's diagnosis, bad input named", async () => {
   const created = await api.post("/api/sources", { name: "local", kafka: { bootstrap_servers: [bootstrapServers] } });
   assert.equal(created.status, 201, created.text);
@@ -202,14 +194,14 @@ test("a job over the seed walkthrough: Sync now twice, history with the commit r
   });
   assert.equal(job.status, 201, job.text);
 
-  const first = await waitForRun((await api.post(`/api/jobs/${name}/sync`)).body.runId);
+  const first = await api.finishedRun((await api.post(`/api/jobs/${name}/sync`)).body.runId);
   assert.equal(first.status, "complete", JSON.stringify(first));
   assert.equal(first.messages, expected.after_phase1.records_read);
 
   await producePhase(2, prefix);
   const started = await api.post(`/api/jobs/${name}/sync`);
   assert.equal(started.status, 202);
-  const second = await waitForRun(started.body.runId);
+  const second = await api.finishedRun(started.body.runId);
   assert.equal(second.status, "complete");
   assert.equal(second.messages, expected.after_phase2.records_read);
   const customers = second.report.tables.find((t: Json) => t.table === `${namespace}.customers`);

@@ -42,12 +42,8 @@ after(async () => {
 }, HOOK);
 
 async function syncNow(): Promise<void> {
-  const id = (await ui.client.post(`/api/jobs/${jobName}/sync`)).body.runId;
-  for (;;) {
-    const r = await ui.client.get(`/api/runs/${id}`);
-    if (r.body.status !== "running") return assert.equal(r.body.status, "complete", r.text);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const run = await ui.client.finishedRun((await ui.client.post(`/api/jobs/${jobName}/sync`)).body.runId);
+  assert.equal(run.status, "complete", JSON.stringify(run));
 }
 
 test("the Tables page shows each table's health, and Maintain now runs a pass", TEST, async () => {
