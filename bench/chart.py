@@ -1,5 +1,6 @@
 # Draws the benchmarks' charts: reads a JSON spec on stdin, writes one PNG.
-# {"title", "x", "out", "series": [{"name", "points": [{x-key..., key: value}]}], "panels": [{"key", "label"}], "xKey"}
+# {"title", "x", "out", "series": [{"name", "points": [{x-key..., key: value}]}], "panels": [{"key", "label"}], "xKey",
+#  "kind": "line" (default) or "bar" (one bar per point, labelled by its x-key, each series side by side)}
 import json
 import math
 import sys
@@ -13,13 +14,21 @@ spec = json.load(sys.stdin)
 panels = spec["panels"]
 cols = 2 if len(panels) > 1 else 1
 rows = math.ceil(len(panels) / cols)
-fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 3.2 * rows), squeeze=False)
+size = (7.5, 4.5) if spec.get("kind") == "bar" else (6, 3.2)
+fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
 for i, panel in enumerate(panels):
     ax = axes[i // cols][i % cols]
-    for series in spec["series"]:
+    for k, series in enumerate(spec["series"]):
         xs = [p[spec.get("xKey", "hour")] for p in series["points"]]
         ys = [p[panel["key"]] for p in series["points"]]
-        ax.plot(xs, ys, marker="o", markersize=2.5, label=series["name"])
+        if spec.get("kind") == "bar":
+            width = 0.8 / len(spec["series"])
+            positions = [i + k * width for i in range(len(xs))]
+            bars = ax.bar(positions, ys, width=width, label=series["name"])
+            ax.bar_label(bars, fmt="{:,.0f}" if max(ys, default=0) >= 100 else "{:,.1f}", fontsize=6)
+            ax.set_xticks([i + 0.4 - width / 2 for i in range(len(xs))], xs, fontsize=6)
+        else:
+            ax.plot(xs, ys, marker="o", markersize=2.5, label=series["name"])
     ax.set_title(panel["label"], fontsize=10)
     ax.set_xlabel(spec["x"], fontsize=8)
     ax.grid(True, alpha=0.3)

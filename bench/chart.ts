@@ -15,6 +15,8 @@ export interface ChartSpec {
   title: string;
   x: string;
   xKey?: string;
+  /** Lines over x (default), or one bar per point labelled by its x-key. */
+  kind?: "line" | "bar";
   series: { name: string; points: readonly object[] }[];
   panels: { key: string; label: string }[];
 }

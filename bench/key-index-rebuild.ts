@@ -70,8 +70,8 @@ async function build(dir: string): Promise<void> {
   const { unpartitioned } = await load(root, "src/iceberg/spec/partition-spec.ts");
   const { currentSchema } = await load(root, "src/iceberg/spec/table-metadata.ts");
   const { SYSTEM_COLUMNS, kafkaKeyText } = await load(root, "src/decode/system-columns.ts");
-  const { hashRowKeys } = await load(root, "src/sync/key-hashes.ts");
-  const { RowBatch } = await load(root, "src/sync/row-batch.ts");
+  const { hashRowKeys } = await load(root, "src/pipeline/key-hashes.ts");
+  const { RowBatch } = await load(root, "src/pipeline/row-batch.ts");
   const { writeDataFiles } = await load(root, "src/iceberg/data-writer.ts");
 
   const catalog = await openSqlCatalog({ warehouse: join(dir, "warehouse"), name: "bench" });
@@ -147,7 +147,7 @@ async function build(dir: string): Promise<void> {
 async function measure(dir: string, root: string): Promise<Figures> {
   const { openSqlCatalog } = await load(root, "src/iceberg/catalog/sql-catalog.ts");
   const { Table } = await load(root, "src/iceberg/table.ts");
-  const { KeyIndexStore } = await load(root, "src/sync/key-index-store.ts");
+  const { KeyIndexStore } = await load(root, "src/pipeline/key-index-store.ts");
   const { hashKey, keyHashes } = await load(root, "src/upsert/key-hash.ts");
   const catalog = await openSqlCatalog({ warehouse: join(dir, "warehouse"), name: "bench" });
   const table = await Table.load(catalog, { namespace: [NAMESPACE], name: TABLE });

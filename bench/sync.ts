@@ -33,11 +33,12 @@ import { bootstrapServers } from "../dev/kafka.ts";
 import { type Readers, restS3Table, startReaders, type TableRef } from "../dev/readers.ts";
 import { restS3Catalog } from "../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../dev/services/minio.ts";
-import { parseJob } from "../src/config/load-job.ts";
-import { withConnections } from "../src/sync/connect.ts";
-import { runSync } from "../src/sync/sync.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../src/sync/sync-options.ts";
+import { parseJob } from "../src/job/load-job.ts";
+import { withConnections } from "../src/pipeline/connect.ts";
+import { runSync } from "../src/pipeline/sync.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../src/pipeline/sync-options.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
+import { order } from "./orders.ts";
 
 const { values } = parseArgs({
   options: {
@@ -61,8 +62,6 @@ const messages = Number(values.messages);
 const partitions = Number(values.partitions);
 const size = Number(values.size);
 const topic = `floe-bench-sync-${messages}m-${partitions}p-${size}b`;
-const STATUSES = ["created", "paid", "shipped", "delivered", "cancelled"];
-const EPOCH = Date.UTC(2026, 0, 1);
 
 interface Figures {
   mode: string;
@@ -74,6 +73,8 @@ interface Figures {
   stages: { plan: number; read: number; write: number; ack: number };
   cpuSeconds: number;
   peakRssMb: number;
+  /** Peaks of process.memoryUsage() over the sync, sampled every 50 ms: where the RSS goes. */
+  peakMb: { heapUsed: number; external: number; arrayBuffers: number };
   /** The run's temp folder (warehouse, state), left for the parent to verify and remove. */
   dir: string;
   table: { namespace: string; name: string };
@@ -89,7 +90,7 @@ if (values["sync-once"] !== undefined) {
   await ensureTopic();
   console.log(`topic ${topic}: ${messages} messages of ~${size} bytes in ${partitions} partitions`);
   console.log(
-    "mode     run  messages/s  seconds   plan   read+decode  write+commit   ack  CPU s  records  deleted  files  peak RSS (MB)",
+    "mode     run  messages/s  seconds   plan   read+decode  write+commit   ack  CPU s  records  deleted  files  peak RSS (MB)  heap  external  (buffers)",
   );
   for (const mode of values.modes.split(",")) {
     for (let run = 1; run <= Number(values.runs); run++) {
@@ -125,6 +126,9 @@ if (values["sync-once"] !== undefined) {
           String(f.positionsDeleted).padStart(8),
           String(f.dataFiles).padStart(6),
           f.peakRssMb.toFixed(0).padStart(14),
+          f.peakMb.heapUsed.toFixed(0).padStart(5),
+          f.peakMb.external.toFixed(0).padStart(9),
+          `(${f.peakMb.arrayBuffers.toFixed(0)})`.padStart(10),
         ].join(" "),
       );
     }
@@ -203,6 +207,13 @@ streams:
     const started = performance.now();
     const marks = { planned: started, read: started, committed: started };
     const cpuBefore = process.cpuUsage();
+    const peak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
+    const sample = setInterval(() => {
+      const m = process.memoryUsage();
+      peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed / 2 ** 20);
+      peak.external = Math.max(peak.external, m.external / 2 ** 20);
+      peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers / 2 ** 20);
+    }, 50);
     const report = await withConnections(job, (connections) =>
       runSync(job, connections, {
         stateDir: join(dir, "state"),
@@ -216,6 +227,7 @@ streams:
       }),
     );
     const ended = performance.now();
+    clearInterval(sample);
     const cpu = process.cpuUsage(cpuBefore);
     if (report.status !== "complete") throw new Error(`sync ${report.status}: ${report.readError}`);
     const table = report.tables[0]!;
@@ -235,6 +247,7 @@ streams:
       },
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       peakRssMb: process.resourceUsage().maxRSS / 1024,
+      peakMb: peak,
       dir,
       table: { namespace: job.namespace, name: "orders" },
     };
@@ -251,7 +264,7 @@ function ensureTopic(): Promise<void> {
     messages,
     message: (n) => {
       const id = orderId(n);
-      return { partition: id % partitions, key: Buffer.from(String(id)), value: order(n, id) };
+      return { partition: id % partitions, key: Buffer.from(String(id)), value: order(n, id, size) };
     },
   });
 }
@@ -261,20 +274,4 @@ function orderId(n: number): number {
   if (n % 10 !== 9) return n;
   const earlier = Math.floor(n / 2);
   return earlier % 10 === 9 ? earlier - 1 : earlier;
-}
-
-/** An orders-like JSON document padded to about `size` bytes. */
-function order(n: number, id: number): Buffer {
-  const document = {
-    id,
-    customer_id: (n * 31) % 50_000,
-    status: STATUSES[n % STATUSES.length],
-    amount: Math.round(((n * 37) % 100_000) + 1) / 100,
-    currency: "EUR",
-    created_at: new Date(EPOCH + n * 1000).toISOString(),
-    note: "",
-  };
-  const bare = JSON.stringify(document).length;
-  document.note = "x".repeat(Math.max(0, size - bare));
-  return Buffer.from(JSON.stringify(document));
 }

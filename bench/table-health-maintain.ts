@@ -4,8 +4,8 @@
 // run store's last pass, recorded in that store.
 import { join } from "node:path";
 import pino from "pino";
-import type { Job } from "../src/config/job.ts";
-import { maintenanceDue, runMaintenance } from "../src/service/run-maintenance.ts";
+import type { Job } from "../src/job/job.ts";
+import { maintenanceDue, recordMaintenance } from "../src/runtime/recorded-maintenance.ts";
 import { RunStore } from "../src/state/run-store.ts";
 
 export type MaintenancePolicyName = "none" | "default";
@@ -22,7 +22,7 @@ export async function maintainAfterSync(policy: MaintenancePolicyName, job: Job,
     stores.set(stateDir, store);
   }
   if (!maintenanceDue(job, store, Date.now())) return false;
-  const pass = await runMaintenance(job, { store, logger, trigger: "schedule" });
+  const pass = await recordMaintenance(job, { store, logger, trigger: "schedule" });
   if (pass.record.outcome !== "complete") {
     throw new Error(`maintenance pass ${pass.record.outcome}: ${pass.record.error?.message ?? ""}`);
   }

@@ -31,14 +31,14 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapServers, createTopic, produce, type TestMessage } from "../dev/kafka.ts";
 import { type Readers, startReaders, type TableRef } from "../dev/readers.ts";
-import type { Job } from "../src/config/job.ts";
-import { parseJob } from "../src/config/load-job.ts";
 import { planFiles } from "../src/iceberg/scan/plan-files.ts";
 import { readManifestList } from "../src/iceberg/scan/read-manifests.ts";
 import { currentSnapshot } from "../src/iceberg/spec/table-metadata.ts";
 import { Table } from "../src/iceberg/table.ts";
-import { type JobConnections, withConnections } from "../src/sync/connect.ts";
-import { runSync } from "../src/sync/sync.ts";
+import type { Job } from "../src/job/job.ts";
+import { parseJob } from "../src/job/load-job.ts";
+import { type JobConnections, withConnections } from "../src/pipeline/connect.ts";
+import { runSync } from "../src/pipeline/sync.ts";
 import { drawChart } from "./chart.ts";
 import { type MaintenancePolicyName, maintainAfterSync } from "./table-health-maintain.ts";
 

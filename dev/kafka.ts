@@ -2,6 +2,8 @@
 // dev/services/kafka.ts, or the one they are given (the secure broker as its super user, see
 // dev/kafka-secure.ts; for a benchmark, another).
 // Each call opens its own client and closes it, so a test never leaks a connection.
+
+import { spawnSync } from "node:child_process";
 import {
   Admin,
   type BaseOptions,
@@ -41,7 +43,7 @@ export function connectCluster(): Promise<KafkaCluster> {
 /** The topics a test file creates, named `<run>-<name>`, all deleted by deleteAll (in `after`). */
 export class TestTopics {
   readonly run: string;
-  private readonly created: string[] = [];
+  readonly #created: string[] = [];
 
   constructor(run: string) {
     this.run = run;
@@ -49,13 +51,13 @@ export class TestTopics {
 
   async create(name: string, partitions = 1): Promise<string> {
     const topic = `${this.run}-${name}`;
-    this.created.push(topic);
+    this.#created.push(topic);
     await createTopic(topic, partitions);
     return topic;
   }
 
   async deleteAll(): Promise<void> {
-    await Promise.all(this.created.map((topic) => deleteTopic(topic)));
+    await Promise.all(this.#created.map((topic) => deleteTopic(topic)));
   }
 }
 
@@ -86,6 +88,20 @@ export async function deleteTopic(name: string, broker: DevBroker = plainBroker)
       async () => !(await admin.listTopics()).includes(name),
     );
   });
+}
+
+/**
+ * Deletes the topic while the calling process stands still: a child process deletes it, and this
+ * thread waits for the child without running a timer or a socket callback meanwhile. A test
+ * calls it from a sync's event to delete a topic at that exact moment, however loaded the machine.
+ */
+export function deleteTopicNow(name: string): void {
+  const script = `import { deleteTopic } from ${JSON.stringify(import.meta.url)}; await deleteTopic(${JSON.stringify(name)});`;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (child.status !== 0) throw new Error(`deleting topic ${name} failed: ${child.error?.message ?? child.stderr}`);
 }
 
 /** Sets a topic's configuration entry (retention.ms, say). */

@@ -1,6 +1,7 @@
 // The verification readers of the integration tests and the demo: DuckDB (iceberg extension), PyIceberg and
 // Spark (Iceberg runtime) in one long-lived Python process, dev/readers/reader_server.py,
-// spoken to in JSON lines. Start it once per test file, Spark alone takes seconds to come up:
+// spoken to in JSON lines; each engine answers on a thread of its own, so requests to different
+// engines run at the same time. Start it once per test file, Spark alone takes seconds to come up:
 //
 //   const readers = await startReaders();
 //   after(() => readers.close());
@@ -220,12 +221,10 @@ export async function startReaders(options: StartOptions = {}): Promise<Readers>
         return readers.sql("spark", query);
       },
       async assertRows(table, expected, rowsOptions) {
-        for (const engine of engines) {
-          deepStrictEqual(
-            await readers.rows(engine, table, rowsOptions),
-            expected,
-            `${engine} read other rows than expected from ${describe(table)}`,
-          );
+        // The engines read at the same time (each on its own thread of the reader process).
+        const read = await Promise.all(engines.map((engine) => readers.rows(engine, table, rowsOptions)));
+        for (const [i, engine] of engines.entries()) {
+          deepStrictEqual(read[i], expected, `${engine} read other rows than expected from ${describe(table)}`);
         }
       },
       close: () => server.close(),
@@ -246,17 +245,17 @@ function describe(table: TableRef): string {
 
 /** The Python process and its request/response bookkeeping. */
 class ReaderProcess {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private stderrTail = "";
-  private exited: Promise<void>;
-  private exitReason: string | undefined;
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #stderrTail = "";
+  #exited: Promise<void>;
+  #exitReason: string | undefined;
 
   constructor(env: Record<string, string> = {}) {
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, "readers.log"), { flags: "a" });
-    this.child = spawn(readerEnv.python, [serverScript], {
+    this.#child = spawn(readerEnv.python, [serverScript], {
       // Whatever a reader leaves in its working directory stays in the git-ignored .local/.
       cwd: localDir,
       // SPARK_LOCAL_IP keeps Spark from resolving the host name to a non-loopback address.
@@ -273,50 +272,50 @@ class ReaderProcess {
       },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    this.child.stderr.on("data", (chunk: Buffer) => {
+    this.#child.stderr.on("data", (chunk: Buffer) => {
       log.write(chunk);
-      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-stderrTailChars);
+      this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-stderrTailChars);
     });
     // A write to a process that just died fails with EPIPE; the exit handler reports the death.
-    this.child.stdin.on("error", () => {});
-    createInterface({ input: this.child.stdout }).on("line", (line) => this.answer(line));
-    this.exited = new Promise((resolve) => {
-      this.child.on("error", (error) => {
-        this.fail(`could not run ${readerEnv.python}: ${error.message}`);
+    this.#child.stdin.on("error", () => {});
+    createInterface({ input: this.#child.stdout }).on("line", (line) => this.#answer(line));
+    this.#exited = new Promise((resolve) => {
+      this.#child.on("error", (error) => {
+        this.#fail(`could not run ${readerEnv.python}: ${error.message}`);
         resolve();
       });
-      this.child.on("exit", (code, signal) => {
-        this.fail(`the reader process exited (${signal ?? `code ${code}`})`);
+      this.#child.on("exit", (code, signal) => {
+        this.#fail(`the reader process exited (${signal ?? `code ${code}`})`);
         log.end();
         resolve();
       });
     });
-    this.setActive(false);
+    this.#setActive(false);
   }
 
   request(engine: string, what: string, body: { op: string } & Record<string, unknown>): Promise<unknown> {
-    if (this.exitReason !== undefined) {
-      return Promise.reject(new ReaderError(engine, what, this.exitReason));
+    if (this.#exitReason !== undefined) {
+      return Promise.reject(new ReaderError(engine, what, this.#exitReason));
     }
-    const id = this.nextId++;
+    const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { engine, what, resolve, reject });
-      this.setActive(true);
-      this.child.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
+      this.#pending.set(id, { engine, what, resolve, reject });
+      this.#setActive(true);
+      this.#child.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
     });
   }
 
   async close(): Promise<void> {
-    if (this.exitReason === undefined) {
-      this.setActive(true);
-      this.child.stdin.end();
-      const timeout = setTimeout(() => this.child.kill("SIGKILL"), 30_000);
-      await this.exited;
+    if (this.#exitReason === undefined) {
+      this.#setActive(true);
+      this.#child.stdin.end();
+      const timeout = setTimeout(() => this.#child.kill("SIGKILL"), 30_000);
+      await this.#exited;
       clearTimeout(timeout);
     }
   }
 
-  private answer(line: string): void {
+  #answer(line: string): void {
     const response = JSON.parse(line, revive) as {
       id: number;
       ok: boolean;
@@ -324,31 +323,31 @@ class ReaderProcess {
       error?: string;
       traceback?: string;
     };
-    const pending = this.pending.get(response.id);
+    const pending = this.#pending.get(response.id);
     if (pending === undefined) return;
-    this.pending.delete(response.id);
-    if (this.pending.size === 0) this.setActive(false);
+    this.#pending.delete(response.id);
+    if (this.#pending.size === 0) this.#setActive(false);
     if (response.ok) pending.resolve(response.result);
     else pending.reject(new ReaderError(pending.engine, pending.what, response.error ?? "", response.traceback));
   }
 
-  private fail(reason: string): void {
-    this.exitReason ??= `${reason}; last output:\n${this.stderrTail}`;
-    for (const pending of this.pending.values()) {
-      pending.reject(new ReaderError(pending.engine, pending.what, this.exitReason));
+  #fail(reason: string): void {
+    this.#exitReason ??= `${reason}; last output:\n${this.#stderrTail}`;
+    for (const pending of this.#pending.values()) {
+      pending.reject(new ReaderError(pending.engine, pending.what, this.#exitReason));
     }
-    this.pending.clear();
+    this.#pending.clear();
   }
 
   /** An idle reader must not keep a test file's process alive if the test forgets close(). */
-  private setActive(active: boolean): void {
-    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
+  #setActive(active: boolean): void {
+    for (const stream of [this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
       const socket = stream as unknown as Socket;
       if (active) socket.ref();
       else socket.unref();
     }
-    if (active) this.child.ref();
-    else this.child.unref();
+    if (active) this.#child.ref();
+    else this.#child.unref();
   }
 }
 

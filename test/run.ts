@@ -26,10 +26,19 @@ if (!unitOnly) {
   }
 }
 
+// Test files run side by side; each uses names of its own (topics, groups, namespaces, ports).
+// The scale tests, of a million messages each, run one at a time. FLOE_TEST_CONCURRENCY
+// overrides the number.
+const concurrency = Number(process.env.FLOE_TEST_CONCURRENCY ?? (scaleOnly ? 1 : 2));
+if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+  console.error(`FLOE_TEST_CONCURRENCY: expected a positive integer, not ${process.env.FLOE_TEST_CONCURRENCY}`);
+  process.exit(1);
+}
+
 const files = suites.flatMap((dir) => testFiles(join(root, dir))).map((f) => relative(root, f));
 const result = spawnSync(
   process.execPath,
-  ["--test", "--test-reporter=spec", `--test-concurrency=${unitOnly ? 2 : 1}`, ...files],
+  ["--test", "--test-reporter=spec", `--test-concurrency=${concurrency}`, ...files],
   { cwd: root, stdio: "inherit" },
 );
 process.exit(result.status ?? 1);

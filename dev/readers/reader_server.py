@@ -1,8 +1,10 @@
 """The readers of the integration tests as one long-lived process (Spark takes seconds to
 start, so a test file starts this once and sends it every query).
 
-Protocol: one JSON request per line on stdin, one JSON response per line on stdout, answered
-in order. Requests: {"id", "op": "start", "engines", "options"} warms engines up;
+Protocol: one JSON request per line on stdin, one JSON response per line on stdout. Each
+engine answers its requests in order, on a thread of its own, so that a test asking DuckDB,
+PyIceberg and Spark for the same table waits for the slowest of them, not for their sum;
+responses of different engines may come in any order (the id pairs them). Requests: {"id", "op": "start", "engines", "options"} warms engines up;
 {"id", "op": "rows", "engine", "table", "columns"?, "orderBy"?} reads a whole table;
 {"id", "op": "sql", "engine", "query", "catalog"?} runs a statement. Responses:
 {"id", "ok": true, "result"} or {"id", "ok": false, "error", "traceback"}.
@@ -11,7 +13,9 @@ The process ends at the end of stdin.
 
 import json
 import os
+import queue
 import sys
+import threading
 import time
 import traceback
 
@@ -26,10 +30,37 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     server = Server()
+    lock = threading.Lock()
+    lanes: dict[str, queue.Queue] = {}
+    threads: list[threading.Thread] = []
+
+    def answer(request: dict) -> None:
+        response = _answer(server, request)
+        with lock:
+            protocol.write(response + "\n")
+
+    def lane(requests: queue.Queue) -> None:
+        while (request := requests.get()) is not None:
+            answer(request)
+
     try:
         for line in sys.stdin:
-            protocol.write(_answer(server, json.loads(line)) + "\n")
+            request = json.loads(line)
+            engine = request.get("engine")
+            if engine is None:
+                # start warms the engines up before any of them is asked anything.
+                answer(request)
+                continue
+            if engine not in lanes:
+                lanes[engine] = queue.Queue()
+                threads.append(threading.Thread(target=lane, args=(lanes[engine],), daemon=True))
+                threads[-1].start()
+            lanes[engine].put(request)
     finally:
+        for requests in lanes.values():
+            requests.put(None)
+        for thread in threads:
+            thread.join()
         server.close()
 
 

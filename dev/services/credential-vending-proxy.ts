@@ -12,7 +12,7 @@
 // Started in-process by a test, on an ephemeral loopback port; close() revokes what it vended.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseJson, stringifyJson } from "../../src/iceberg/spec/json.ts";
+import { parseJson, stringifyJson } from "../../src/lib/int64-json.ts";
 import { minio } from "./minio.ts";
 import { assumeRole, prefixPolicy, revokeTokens, type TemporaryCredentials } from "./minio-sts.ts";
 

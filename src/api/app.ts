@@ -2,75 +2,30 @@
 // the Host check of a loopback bind (against DNS rebinding), sessions or a bearer token where
 // credentials are set, and CSRF protection of every state-changing request (a same-origin
 // Origin, no cross-site Sec-Fetch-Site, and the caller's CSRF token in X-Floe-CSRF). The routes
-// are thin: the config store validates and keeps the model, the run service runs the syncs,
-// sync/ reads Kafka and the tables.
+// are thin (one file per resource in routes/): the config store validates and keeps the model,
+// the run service runs the syncs, inspect/ reads Kafka and the tables. `AppType` is the API's
+// type, for the UI's client (hono's `hc`): its requests and answers are the routes' schemas.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { getConnInfo } from "@hono/node-server/conninfo";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
 import { secureHeaders } from "hono/secure-headers";
-import type { UiRuns } from "../service/ui-runs.ts";
-import type { ConfigStore } from "../state/config-store.ts";
-import type { OutboundPolicy } from "../sync/outbound-policy.ts";
-import type { Auth } from "./auth.ts";
-import type { LoginLimiter } from "./login-limiter.ts";
-import { mount, openApiDocument, reply } from "./route-table.ts";
-import { apiRoutes } from "./routes.ts";
+import { type AppOptions, forwarded } from "./app-options.ts";
+import { type ApiEnv, errorAnswer, routes, sendError } from "./openapi.ts";
+import { auditRoutes } from "./routes/audit.ts";
+import { choiceRoutes } from "./routes/choices.ts";
+import { destinationRoutes } from "./routes/destinations.ts";
+import { jobRoutes } from "./routes/jobs.ts";
+import { runRoutes } from "./routes/runs.ts";
+import { sessionRoutes } from "./routes/session.ts";
+import { sourceRoutes } from "./routes/sources.ts";
+import { tableRoutes } from "./routes/tables.ts";
 
-export interface AppOptions {
-  store: ConfigStore;
-  runs: UiRuns;
-  auth: Auth;
-  /** host:port the server listens on: the Host and Origin a browser must send. */
-  listen: { host: string; port: number };
-  loopback: boolean;
-  /** Folder of the built UI. */
-  uiDir: string;
-  version: string;
-  /** Served over HTTPS (--tls-cert): cookies are Secure. */
-  tls: boolean;
-  /** --trust-proxy: X-Forwarded-Proto, -For and -Host of the proxy in front are believed. */
-  trustProxy: boolean;
-  limiter: LoginLimiter;
-  policy: OutboundPolicy;
-}
+export type { AppOptions } from "./app-options.ts";
 
 /** The largest request body: an imported job file (1 MB of YAML) in its JSON string, with room. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-/** Headers a proxy adds: a request that carries one did not come from a client on this host directly. */
-const FORWARDING_HEADERS = [
-  "forwarded",
-  "x-forwarded-for",
-  "x-forwarded-host",
-  "x-forwarded-proto",
-  "x-real-ip",
-  "via",
-];
-
-/** Whether the request came through a proxy (it carries a forwarding header). */
-export function forwarded(c: Context): boolean {
-  return FORWARDING_HEADERS.some((h) => c.req.header(h) !== undefined);
-}
-
-/** The client's address: the socket's, or with --trust-proxy the last X-Forwarded-For entry (the one the proxy added). */
-export function clientAddress(c: Context, trustProxy: boolean): string {
-  const via = trustProxy ? c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim() : undefined;
-  if (via) return via;
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-
-/** Whether the browser reached the server over HTTPS: TLS here, or (with --trust-proxy) at the proxy. */
-export function overHttps(c: Context, options: Pick<AppOptions, "tls" | "trustProxy">): boolean {
-  if (options.tls) return true;
-  return options.trustProxy && c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
-}
 
 const STATE_CHANGING = new Set(["POST", "PUT", "DELETE", "PATCH"]);
 const TYPES: Record<string, string> = {
@@ -83,8 +38,27 @@ const TYPES: Record<string, string> = {
   ".json": "application/json",
 };
 
-export function createApp(options: AppOptions): Hono {
-  const app = new Hono();
+/**
+ * The API's routes, one group per resource: each declares its schemas once (openapi.ts), and
+ * the group's type carries every route's request and answers.
+ */
+export function apiRoutes(options: AppOptions) {
+  return routes()
+    .route("/", sessionRoutes(options))
+    .route("/", sourceRoutes(options))
+    .route("/", destinationRoutes(options))
+    .route("/", choiceRoutes())
+    .route("/", jobRoutes(options))
+    .route("/", runRoutes(options))
+    .route("/", tableRoutes(options))
+    .route("/", auditRoutes(options));
+}
+
+/** The API's type: `hc<AppType>` is a client typed by the routes' schemas. */
+export type AppType = ReturnType<typeof apiRoutes>;
+
+export function createApp(options: AppOptions): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
   const { auth, listen } = options;
   const hosts = new Set(
     options.loopback
@@ -120,11 +94,7 @@ export function createApp(options: AppOptions): Hono {
     "*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        reply(c, {
-          status: 413,
-          body: { error: `the request body is larger than ${MAX_BODY_BYTES} bytes`, issues: [] },
-        }),
+      onError: (c) => sendError(c, 413, `the request body is larger than ${MAX_BODY_BYTES} bytes`),
     }),
   );
   app.use("*", async (c, next) => {
@@ -133,47 +103,53 @@ export function createApp(options: AppOptions): Hono {
     const host =
       (proxied ? c.req.header("x-forwarded-host")?.split(",")[0]?.trim() : undefined) ?? c.req.header("host") ?? "";
     if (!auth.required && forwarded(c)) {
-      return reply(c, {
-        status: 401,
-        body: {
-          error:
-            "a request through a proxy needs a credential: floe serve --no-auth answers clients on this host only; set FLOE_UI_PASSWORD or FLOE_UI_TOKEN",
-          issues: [],
-        },
-      });
+      return sendError(
+        c,
+        401,
+        "a request through a proxy needs a credential: floe serve --no-auth answers clients on this host only; set FLOE_UI_PASSWORD or FLOE_UI_TOKEN",
+      );
     }
     if (options.loopback && !proxied && !hosts.has(host)) {
-      return reply(c, {
-        status: 421,
-        body: { error: `unexpected Host ${host}: floe serve answers on ${listen.host}:${listen.port}`, issues: [] },
-      });
+      return sendError(c, 421, `unexpected Host ${host}: floe serve answers on ${listen.host}:${listen.port}`);
     }
     if (STATE_CHANGING.has(c.req.method)) {
       const refused = crossSite(c.req.header("origin"), c.req.header("sec-fetch-site"), host);
-      if (refused) return reply(c, { status: 403, body: { error: refused, issues: [] } });
+      if (refused) return sendError(c, 403, refused);
     }
     return next();
   });
-  const callerOf = (c: Parameters<Parameters<typeof app.use>[1]>[0]) =>
-    auth.caller(c.req.header("authorization"), getCookie(c, "floe_session"));
   app.use("/api/*", async (c, next) => {
+    const caller = auth.caller(c.req.header("authorization"), getCookie(c, "floe_session"));
+    c.set("caller", caller);
     if (!STATE_CHANGING.has(c.req.method) || c.req.path === "/api/login") return next();
-    const caller = callerOf(c);
     if (caller?.csrf !== undefined && c.req.header("x-floe-csrf") !== caller.csrf) {
-      return reply(c, {
-        status: 403,
-        body: { error: "missing or wrong X-Floe-CSRF token (GET /api/session gives it)", issues: [] },
-      });
+      return sendError(c, 403, "missing or wrong X-Floe-CSRF token (GET /api/session gives it)");
     }
     return next();
   });
-  const routes = apiRoutes(options);
-  const document = openApiDocument(routes, options.version);
-  app.get("/api/openapi.json", (c) => reply(c, { body: document }));
-  mount(app, routes, callerOf);
-  app.all("/api/*", (c) =>
-    reply(c, { status: 404, body: { error: `no API route ${c.req.method} ${c.req.path}`, issues: [] } }),
-  );
+  const api = apiRoutes(options);
+  api.openAPIRegistry.registerComponent("securitySchemes", "session", {
+    type: "apiKey",
+    in: "cookie",
+    name: "floe_session",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  const document = api.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "floe API",
+      version: options.version,
+      description: "Sources, destinations, jobs, runs and tables of floe serve.",
+    },
+    security: [{ session: [] }, { bearer: [] }, {}],
+  });
+  app.get("/api/openapi.json", (c) => c.json(document, 200, { "cache-control": "no-store" }));
+  app.route("/", api);
+  app.all("/api/*", (c) => sendError(c, 404, `no API route ${c.req.method} ${c.req.path}`));
+  app.onError((error, c) => {
+    const { status, error: message, issues } = errorAnswer(error);
+    return sendError(c, status, message, issues);
+  });
 
   const files = builtFiles(options.uiDir);
   app.get("*", (c) => {

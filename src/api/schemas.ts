@@ -157,6 +157,9 @@ export const choices = z.object({
   targetEngines: z.array(engineSupport).describe("The engines a destination or a job can name, and what each reads."),
   valueFormats: z.array(z.string()).describe("A stream's format."),
   keyFormats: z.array(z.string()).describe("A stream's key_format."),
+  streamDefaults: z
+    .object({ on_error: z.string(), format: z.string(), key_format: z.string() })
+    .describe("What a stream that leaves out on_error, format or key_format gets."),
 });
 
 export const engineCheck = z.object({
@@ -182,6 +185,7 @@ export const jobTable = z.object({
       addedDataFiles: z.number().optional(),
       addedDeleteFiles: z.number().optional(),
       addedRecords: z.number().optional(),
+      kafkaOffsets: z.string().optional().describe("The snapshot summary's Kafka offsets, as written."),
     }),
   ),
   dataFiles: z.number(),

@@ -1,21 +1,22 @@
 // What the API asks of sync/ that needs Kafka or the catalog, loaded when first used so that
 // `floe serve` starts without the engine's modules.
-import type { Destination } from "../config/destination.ts";
-import type { Job } from "../config/job.ts";
-import type { Source } from "../config/source.ts";
+
 import { Table } from "../iceberg/table.ts";
-import { withCatalog } from "../sync/connect.ts";
-import { discoverStreams, withDiscoveryConnections } from "../sync/discover-streams.ts";
-import { jobTables, previewJobTable } from "../sync/job-tables.ts";
-import { namespaceTables, tableHealth } from "../sync/maintain.ts";
-import { testDestination as probeDestination, testSource as probeSource } from "../sync/test-connection.ts";
+import { discoverBindings, withDiscoveryConnections } from "../inspect/discover-bindings.ts";
+import { jobTables, previewJobTable } from "../inspect/job-tables.ts";
+import { testDestination as probeDestination, testSource as probeSource } from "../inspect/test-connection.ts";
+import type { Destination } from "../job/destination.ts";
+import type { Job } from "../job/job.ts";
+import type { Source } from "../job/source.ts";
+import { withCatalog } from "../pipeline/connect.ts";
+import { namespaceTables, tableHealth } from "../pipeline/maintain.ts";
 
 export const testSource = (source: Source) => probeSource(source);
 export const testDestination = (destination: Destination) => probeDestination(destination);
 
-/** `floe discover`'s discovery (sync/discover-streams.ts), in the shape of the streams step. */
+/** `floe discover`'s discovery (inspect/discover-bindings.ts), in the shape of the streams step. */
 export async function discover(job: Job, sample: number) {
-  const found = await withDiscoveryConnections(job, (connections) => discoverStreams(job, connections, { sample }));
+  const found = await withDiscoveryConnections(job, (connections) => discoverBindings(job, connections, { sample }));
   return {
     topics: found.streams.map((s) => ({
       topic: s.topic,

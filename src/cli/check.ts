@@ -5,10 +5,10 @@
 // reads that sample and writes nothing.
 
 import type { Command } from "commander";
-import { loadJob } from "../config/load-job.ts";
 import type { StreamSample } from "../decode/schema-sample.ts";
-import { stringifyJson } from "../iceberg/spec/json.ts";
-import type { SyncPlan } from "../sync/plan-sync.ts";
+import { loadJob } from "../job/load-job.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
+import type { SyncPlan } from "../pipeline/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { sampleOption } from "./options.ts";
@@ -20,10 +20,8 @@ interface CheckFlags {
   sample: number;
 }
 
-export function registerCheck(program: Command): void {
-  program
-    .command("check")
-    .description("validate the job file, reach Kafka and the catalog, and show what a sync would read")
+export function registerCheck(command: Command): void {
+  command
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the plan as JSON")
     .addOption(sampleOption())
@@ -45,14 +43,14 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
   try {
     const job = await loadJob(flags.config);
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
-    const [{ withConnections }, { planSync }, { sampleStreams }] = await Promise.all([
-      import("../sync/connect.ts"),
-      import("../sync/plan-sync.ts"),
-      import("../sync/sample-streams.ts"),
+    const [{ withConnections }, { planSync }, { sampleBindings }] = await Promise.all([
+      import("../pipeline/connect.ts"),
+      import("../pipeline/plan-sync.ts"),
+      import("../inspect/sample-bindings.ts"),
     ]);
     return await withConnections(job, async ({ source, catalog }) => {
       const plan = await planSync(job, source, catalog);
-      const samples = await sampleStreams(source, plan, {
+      const samples = await sampleBindings(source, plan, {
         messagesPerTopic: flags.sample,
         maxThreads: job.maxThreads,
         registry: job.source.schemaRegistry,
@@ -69,12 +67,12 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
   return stringifyJson(
     {
       job,
-      topics: plan.targets.map((t) => {
-        const sample = samples.get(t.selection.topic);
+      topics: plan.bindings.map((t) => {
+        const sample = samples.get(t.binding.topic);
         return {
-          topic: t.selection.topic,
-          table: t.selection.table,
-          mode: t.selection.stream.mode,
+          topic: t.binding.topic,
+          table: t.binding.table,
+          mode: t.binding.mode,
           tableExists: t.table !== undefined,
           ...(sample && {
             sample: {
@@ -107,19 +105,19 @@ function planToJson(job: string, plan: SyncPlan, samples: ReadonlyMap<string, St
 
 function planToText(plan: SyncPlan, samples: ReadonlyMap<string, StreamSample>): string {
   const lines: string[] = [];
-  for (const t of plan.targets) {
+  for (const t of plan.bindings) {
     const state = t.table ? "exists" : "will be created";
-    lines.push(`${t.selection.topic} -> ${t.selection.table} (${t.selection.stream.mode}, ${state})`);
-    for (const p of plan.offsets.partitions.filter((p) => p.topic === t.selection.topic)) {
+    lines.push(`${t.binding.topic} -> ${t.binding.table} (${t.binding.mode}, ${state})`);
+    for (const p of plan.offsets.partitions.filter((p) => p.topic === t.binding.topic)) {
       lines.push(
         `  partition ${p.partition}: ${p.stopOffset - p.startOffset} to read, from ${p.startOffset} (${p.startFrom}) to ${p.stopOffset}`,
       );
     }
-    const sample = samples.get(t.selection.topic);
+    const sample = samples.get(t.binding.topic);
     if (sample) lines.push(...sampleLines(sample));
   }
   for (const r of plan.recreated) {
-    lines.push(recreatedTopicLine(r, plan.targets.find((t) => t.selection.topic === r.topic)?.selection.stream.mode));
+    lines.push(recreatedTopicLine(r, plan.bindings.find((t) => t.binding.topic === r.topic)?.binding.mode));
   }
   for (const l of plan.offsets.lost) {
     lines.push(`${l.topic} partition ${l.partition}: ${l.lost} messages expired unread; sync needs --accept-data-loss`);

@@ -1,21 +1,18 @@
 // floe config schema: prints the JSON Schema of the job file (draft 2020-12), for editors that
 // complete and check job files (the YAML language server's `# yaml-language-server: $schema=`).
 import type { Command } from "commander";
-import { jobFileJsonSchema } from "../config/job-schema.ts";
+import { jobFileJsonSchema } from "../job/job-schema.ts";
 import { ExitCode } from "./exit-codes.ts";
 
-export function registerConfig(program: Command): void {
-  const config = program
-    .command("config")
-    .description("the job file: its JSON Schema")
-    .addHelpText(
-      "after",
-      `
+export function registerConfig(command: Command): void {
+  const config = command.addHelpText(
+    "after",
+    `
 Example:
   floe config schema > floe-job.schema.json
 
 Exit codes: 0, 2 unknown subcommand`,
-    );
+  );
   config
     .command("schema")
     .description("print the JSON Schema of the job file")

@@ -4,9 +4,9 @@
 // writes nothing (no namespace, table, offsets or consumer group, not even an embedded
 // catalog that does not exist yet).
 import type { Command } from "commander";
-import { loadJob } from "../config/load-job.ts";
-import { stringifyJson } from "../iceberg/spec/json.ts";
-import type { DiscoveredStream, Discovery } from "../sync/discover-streams.ts";
+import type { DiscoveredBinding, Discovery } from "../inspect/discover-bindings.ts";
+import { loadJob } from "../job/load-job.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { sampleOption } from "./options.ts";
@@ -22,12 +22,8 @@ interface DiscoverFlags {
 /** Examples in the terminal table are cut shorter than in --json, to keep a row on one line. */
 const TEXT_EXAMPLE_CHARS = 40;
 
-export function registerDiscover(program: Command): void {
-  program
-    .command("discover")
-    .description(
-      "show the topics the job selects, their partitions and retained messages, and the columns a sample gives",
-    )
+export function registerDiscover(command: Command): void {
+  command
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the discovery as JSON")
     .addOption(sampleOption())
@@ -52,9 +48,9 @@ async function discover(flags: DiscoverFlags): Promise<ExitCode> {
   try {
     const job = await loadJob(flags.config);
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
-    const { discoverStreams, withDiscoveryConnections } = await import("../sync/discover-streams.ts");
+    const { discoverBindings, withDiscoveryConnections } = await import("../inspect/discover-bindings.ts");
     const discovery = await withDiscoveryConnections(job, (connections) =>
-      discoverStreams(job, connections, { sample: flags.sample }),
+      discoverBindings(job, connections, { sample: flags.sample }),
     );
     process.stdout.write(`${flags.json ? discoveryToJson(discovery) : discoveryToText(discovery)}\n`);
     return ExitCode.OK;
@@ -78,7 +74,7 @@ export function discoveryToText(discovery: Discovery): string {
   return lines.join("\n");
 }
 
-function streamLines(s: DiscoveredStream): string[] {
+function streamLines(s: DiscoveredBinding): string[] {
   const state = s.tableExists ? "exists" : "will be created";
   const lines = [
     `${s.topic} -> ${s.table} (${s.mode}, ${state})`,

@@ -1,11 +1,12 @@
 // How a command reports a failure: one line (or the job file's problems) on stderr, or a JSON
 // object with --json, and an exit code that says what kind of failure it was. Both come from
-// the sync's one classification of errors (sync/classify-error.ts): its kind and whether a
+// the sync's one classification of errors (pipeline/classify-error.ts): its kind and whether a
 // retry can help go into the JSON, for a script or a scheduler that decides whether to try again.
-import { stringifyJson } from "../iceberg/spec/json.ts";
+
 import { MessagesLostError } from "../kafka/plan.ts";
-import { JobBusyError } from "../service/job-lock.ts";
-import { classifyError } from "../sync/classify-error.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
+import { classifyError } from "../pipeline/classify-error.ts";
+import { JobBusyError } from "../runtime/job-lock.ts";
 import { ExitCode } from "./exit-codes.ts";
 
 export function fail(command: string, error: unknown, json: boolean): ExitCode {

@@ -1,8 +1,8 @@
 // floe history --config job.yaml: the job's last runs from the run store (start, duration,
 // outcome, messages, bytes, per-table commit report, error), newest first.
 import { type Command, InvalidArgumentError } from "commander";
-import { loadJob } from "../config/load-job.ts";
-import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import { loadJob } from "../job/load-job.ts";
+import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import { RUN_OUTCOMES, type RunOutcome, RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -17,10 +17,8 @@ interface HistoryFlags {
   outcome?: RunOutcome;
 }
 
-export function registerHistory(program: Command): void {
-  program
-    .command("history")
-    .description("the job's last runs: start, duration, outcome, messages, bytes, per-table commits, error")
+export function registerHistory(command: Command): void {
+  command
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--state-dir <dir>", "the state root (default: .floe next to the job file)")
     .option("--json", "print the runs as JSON")

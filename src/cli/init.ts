@@ -4,8 +4,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { parseJob } from "../config/load-job.ts";
-import { stringifyJson } from "../iceberg/spec/json.ts";
+import { parseJob } from "../job/load-job.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import {
@@ -26,10 +26,8 @@ interface InitFlags {
   json?: boolean;
 }
 
-export function registerInit(program: Command): void {
-  program
-    .command("init")
-    .description("write a commented job file for a local Kafka and the embedded warehouse")
+export function registerInit(command: Command): void {
+  command
     .argument("[dir]", "folder to write it in (created if missing)", ".")
     .option("--name <name>", "the job's name: letters, digits and _ (default: from the folder's name)")
     .option("--bootstrap-server <host:port>", "the Kafka broker(s), comma-separated", DEFAULT_BOOTSTRAP_SERVER)

@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Command } from "commander";
-import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -20,10 +20,8 @@ interface LogsFlags {
 const ERROR_LEVEL = 50;
 const FOLLOW_POLL_MS = 500;
 
-export function registerLogs(program: Command): void {
-  program
-    .command("logs")
-    .description("one run's log lines (the run ids are in floe history)")
+export function registerLogs(command: Command): void {
+  command
     .argument("<run-id>", "the run's id")
     .option("-c, --config <file>", "a job file whose state root holds the run (default: .floe in this folder)")
     .option("--state-dir <dir>", "the state root that holds the run")

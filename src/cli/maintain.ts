@@ -4,12 +4,14 @@
 // run says what the pass would do and changes nothing.
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { loadJob } from "../config/load-job.ts";
-import { stringifyJson } from "../iceberg/spec/json.ts";
-import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
-import { jobStateDir, runStorePath, stateRoot } from "../service/state-paths.ts";
+import { loadJob } from "../job/load-job.ts";
+import { DEFAULT_MAINTENANCE } from "../job/maintenance.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
+import type { TableMaintenanceReport } from "../pipeline/maintain.ts";
+import { acquireJobLock, type JobLock } from "../runtime/job-lock.ts";
+import { formatDuration } from "../runtime/retention.ts";
+import { jobStateDir, runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
-import type { TableMaintenanceReport } from "../sync/maintain.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { nonNegativeSeconds } from "./options.ts";
@@ -24,10 +26,10 @@ interface MaintainFlags {
   wait?: number | true;
 }
 
-export function registerMaintain(program: Command): void {
-  program
-    .command("maintain")
-    .description("compact the job's tables, rewrite their manifests, expire snapshots and remove orphan files, once")
+export function registerMaintain(command: Command): void {
+  // The help states the defaults from the schema itself, so that it cannot drift from them.
+  const d = DEFAULT_MAINTENANCE;
+  command
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--table <name>", "only this table of the job's namespace")
     .option("--dry-run", "say what would be done; change nothing")
@@ -42,8 +44,8 @@ export function registerMaintain(program: Command): void {
       "after",
       `
 What a pass does is the job file's maintenance: policy (on by default): files under 75% of the target
-size or with 30% of their rows deleted are compacted, the last 10 snapshots and those younger than 1 day
-are kept, manifests are rewritten above 20, unreferenced files older than 3 days are removed.
+size or with ${Math.round(d.compaction.deleteRatio * 100)}% of their rows deleted are compacted, the last ${d.snapshots.retainLast} snapshots and those younger than ${formatDuration(d.snapshots.maxAgeMs)}
+are kept, manifests are rewritten above ${d.manifests.maxCount}, unreferenced files older than ${formatDuration(d.orphans.olderThanMs)} are removed.
 The pass is recorded in the run store (floe history).
 
 Example:
@@ -67,14 +69,14 @@ async function maintain(flags: MaintainFlags): Promise<ExitCode> {
       waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
       command: `floe maintain --config ${resolve(flags.config)}`,
     });
-    const [{ runMaintenance }, { RunStore }, { createLogger }] = await Promise.all([
-      import("../service/run-maintenance.ts"),
+    const [{ recordMaintenance }, { RunStore }, { createLogger }] = await Promise.all([
+      import("../runtime/recorded-maintenance.ts"),
       import("../state/run-store.ts"),
-      import("../service/logger.ts"),
+      import("../runtime/logger.ts"),
     ]);
     store = flags.dryRun ? undefined : RunStore.open(runStorePath(root));
     const logger = await createLogger({ level: "info", format: "none", destination: process.stderr });
-    const run = await runMaintenance(job, {
+    const run = await recordMaintenance(job, {
       store,
       logger,
       trigger: "manual",

@@ -1,7 +1,7 @@
 // Argument parsers shared by the commands.
 
 import { InvalidArgumentError, Option } from "commander";
-import { Secret } from "../config/secret.ts";
+import { Secret } from "../job/secret.ts";
 import type { ResumeFrom } from "../kafka/plan.ts";
 
 /** For a repeatable option: --config a.yaml --config b.yaml. */

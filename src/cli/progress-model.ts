@@ -1,4 +1,4 @@
-// The progress of a sync per topic, folded from its events (sync/events.ts), and drawn as one
+// The progress of a sync per topic, folded from its events (pipeline/events.ts), and drawn as one
 // line per topic: a bar, messages read of messages to read, the rate and the time left. Pure:
 // the clock is the events' `at` and the `now` the caller passes, so the maths and the lines are
 // unit-tested; progress-terminal.ts puts them on a terminal.
@@ -8,7 +8,7 @@
 // messages. "To read" counts offsets, an upper bound of the messages: a transaction marker or a
 // compacted-away message takes an offset and is never read, so a complete topic can show
 // 998 / 1,000.
-import type { SyncEvent } from "../sync/events.ts";
+import type { SyncEvent } from "../pipeline/events.ts";
 
 /** The rate is measured over this much of the recent past, so it follows a read that speeds up or slows down. */
 export const RATE_WINDOW_MS = 10_000;

@@ -2,7 +2,7 @@
 // redrawn in place on stderr from the sync's events, at most every REDRAW_MS and once a second
 // while nothing happens (the rate and time left move on). The last frame stays on the screen
 // above the report. Used only when stderr is a terminal; a pipe, a file or --json get nothing.
-import type { SyncEvent } from "../sync/events.ts";
+import type { SyncEvent } from "../pipeline/events.ts";
 import { progressLines, SyncProgress } from "./progress-model.ts";
 
 const REDRAW_MS = 100;

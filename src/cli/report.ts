@@ -1,9 +1,10 @@
 // The sync report: a table on the terminal, or JSON for scripts (--json). Numbers only; no
 // secret is ever part of a report.
-import type { SkippedTopic } from "../config/topics.ts";
-import { stringifyJson } from "../iceberg/spec/json.ts";
-import type { RecreatedTopic } from "../sync/plan-sync.ts";
-import type { SyncReport } from "../sync/sync.ts";
+
+import type { SkippedTopic } from "../job/topics.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
+import type { RecreatedTopic } from "../pipeline/plan-sync.ts";
+import type { SyncReport } from "../pipeline/sync.ts";
 import { textTable } from "./text-table.ts";
 
 export function reportToJson(report: SyncReport): string {

@@ -1,16 +1,16 @@
 // floe run --config job.yaml [--config other.yaml ...]: stays up and runs each job on its
-// schedule (service/scheduler.ts), logging to stdout, recording every run in the run store, with
+// schedule (runtime/scheduler.ts), logging to stdout, recording every run in the run store, with
 // optional Prometheus metrics and webhook alerts. SIGINT/SIGTERM stop it: the running syncs
 // commit what they read, and the process exits within --stop-timeout.
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { ConfigError } from "../config/config-error.ts";
-import { loadJob } from "../config/load-job.ts";
-import type { Secret } from "../config/secret.ts";
-import type { ResumeFrom } from "../kafka/plan.ts";
-import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
-import type { ScheduledJob } from "../service/scheduler.ts";
-import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import { ConfigError } from "../job/config-error.ts";
+import { loadJob } from "../job/load-job.ts";
+import type { Secret } from "../job/secret.ts";
+import { type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
+import { LOG_LEVELS, type LogLevel } from "../runtime/logger.ts";
+import type { ScheduledJob } from "../runtime/scheduler.ts";
+import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -24,7 +24,7 @@ import {
   webhookUrl,
 } from "./options.ts";
 
-interface RunFlags {
+interface RunFlags extends SyncChoices {
   config: string[];
   stateDir?: string;
   logLevel: LogLevel;
@@ -34,15 +34,10 @@ interface RunFlags {
   stopTimeout: number;
   retryDelay: number;
   wait?: number | true;
-  acceptDataLoss?: boolean;
-  resumeFrom?: ResumeFrom;
-  maxMessagesPerCommit?: number;
 }
 
-export function registerRun(program: Command): void {
-  program
-    .command("run")
-    .description("stay up and sync each job on its schedule (one run of a job at a time, across processes too)")
+export function registerRun(command: Command): void {
+  command
     .requiredOption("-c, --config <file>", "job file (YAML) with a schedule:; repeat for more jobs", collect)
     .option(
       "--state-dir <dir>",
@@ -116,10 +111,10 @@ async function run(flags: RunFlags): Promise<ExitCode> {
   const stores = new Map<string, RunStore>();
   try {
     const scheduled = await loadScheduled(flags, stores);
-    const [{ createLogger, RunLogSink }, { Service }, { ServiceMetrics, serveMetrics }] = await Promise.all([
-      import("../service/logger.ts"),
-      import("../service/scheduler.ts"),
-      import("../service/metrics.ts"),
+    const [{ createLogger, RunLogSink }, { Scheduler }, { ServiceMetrics, serveMetrics }] = await Promise.all([
+      import("../runtime/logger.ts"),
+      import("../runtime/scheduler.ts"),
+      import("../runtime/metrics.ts"),
     ]);
     const listen = flags.metrics;
     const webhook = flags.webhook;
@@ -130,15 +125,13 @@ async function run(flags: RunFlags): Promise<ExitCode> {
       sink,
     });
     const metrics = listen ? new ServiceMetrics() : undefined;
-    const service = new Service(scheduled, {
+    const service = new Scheduler(scheduled, {
       logger,
       sink,
       ...(metrics ? { metrics } : {}),
       ...(webhook ? { webhook } : {}),
       backoff: { baseMs: flags.retryDelay * 1000, maxMs: Math.max(300_000, flags.retryDelay * 1000) },
-      ...(flags.acceptDataLoss ? { acceptDataLoss: true } : {}),
-      ...(flags.resumeFrom === undefined ? {} : { resumeFrom: flags.resumeFrom }),
-      ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
+      sync: syncChoices(flags),
       waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
     });
 

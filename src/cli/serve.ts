@@ -22,10 +22,8 @@ const list = (value: string | undefined) =>
     .map((s) => s.trim())
     .filter((s) => s !== "");
 
-export function registerServe(program: Command): void {
-  program
-    .command("serve")
-    .description("serve the web UI and its API, and run the UI's jobs on their schedules")
+export function registerServe(command: Command): void {
+  command
     .option("--state-dir <dir>", "where sources, destinations, jobs, runs and the secret key live", ".floe/serve")
     .option(
       "--listen <host:port>",

@@ -1,12 +1,12 @@
 // floe status --config job.yaml [--config ...]: per job the last run, the last successful one,
-// the next run, the lag per partition now and the retention warning (service/job-status.ts).
+// the next run, the lag per partition now and the retention warning (runtime/job-status.ts).
 // Without --config: the jobs of the state root's run store, from the store alone (no lag).
 import type { Command } from "commander";
-import type { Job } from "../config/job.ts";
-import { loadJob } from "../config/load-job.ts";
-import { stringifyJson } from "../iceberg/spec/json.ts";
-import type { JobStatus } from "../service/job-status.ts";
-import { runStorePath, stateRoot } from "../service/state-paths.ts";
+import type { Job } from "../job/job.ts";
+import { loadJob } from "../job/load-job.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
+import type { JobStatus } from "../runtime/job-status.ts";
+import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
@@ -20,10 +20,8 @@ interface StatusFlags {
   json?: boolean;
 }
 
-export function registerStatus(program: Command): void {
-  program
-    .command("status")
-    .description("per job: last run, next run, lag per partition now, and a warning when retention nears")
+export function registerStatus(command: Command): void {
+  command
     .option("-c, --config <file>", "job file (YAML); repeat for more jobs", collect)
     .option("--state-dir <dir>", "the state root (default: .floe next to each job file, or in this folder)")
     .option("--json", "print the statuses as JSON")
@@ -56,7 +54,7 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
     return store;
   };
   try {
-    const { jobStatus, measureLag } = await import("../service/job-status.ts");
+    const { jobStatus, measureLag } = await import("../runtime/job-status.ts");
     const statuses: JobStatus[] = [];
     if (flags.config === undefined) {
       const store = storeOf(stateRoot(flags.stateDir));
@@ -67,7 +65,7 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
       const unset: string[] = [];
       const job = await loadJob(file, { secretsOptional: { missing: (_path, name) => unset.push(name) } });
       const store = storeOf(stateRoot(flags.stateDir, file));
-      const { openConnections } = await import("../sync/connect.ts");
+      const { openConnections } = await import("../pipeline/connect.ts");
       let lag: Parameters<typeof jobStatus>[3];
       if (unset.length > 0) {
         lag = { error: `not measured: ${[...new Set(unset)].join(", ")} not set (the job's secrets)` };

@@ -2,35 +2,29 @@
 // listed at its start, then exit. Ctrl-C stops reading and commits what was read.
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { loadJob } from "../config/load-job.ts";
-import type { ResumeFrom } from "../kafka/plan.ts";
-import { acquireJobLock, type JobLock } from "../service/job-lock.ts";
-import { LOG_LEVELS, type LogLevel } from "../service/logger.ts";
-import { jobStateDir, runStorePath, stateRoot } from "../service/state-paths.ts";
+import { loadJob } from "../job/load-job.ts";
+import { DEFAULT_MAX_MESSAGES_PER_COMMIT, type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
+import { acquireJobLock, type JobLock } from "../runtime/job-lock.ts";
+import { LOG_LEVELS, type LogLevel } from "../runtime/logger.ts";
+import { jobStateDir, runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../sync/sync-options.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
 import { nonNegativeSeconds, positiveInteger, RESUME_FROM_CHOICES } from "./options.ts";
 import { progressDisplay, wantsProgress } from "./progress-terminal.ts";
 import { reportToJson, reportToText } from "./report.ts";
 
-interface SyncFlags {
+interface SyncFlags extends SyncChoices {
   config: string;
   json?: boolean;
-  acceptDataLoss?: boolean;
-  resumeFrom?: ResumeFrom;
   stateDir?: string;
-  maxMessagesPerCommit?: number;
   /** --wait alone: true, wait as long as it takes. */
   wait?: number | true;
   logLevel?: LogLevel;
 }
 
-export function registerSync(program: Command): void {
-  program
-    .command("sync")
-    .description("drain the job's topics into their Iceberg tables once, then exit")
+export function registerSync(command: Command): void {
+  command
     .requiredOption("-c, --config <file>", "job file (YAML)")
     .option("--json", "print the report as JSON")
     .option("--accept-data-loss", "go on when messages expired unread (retention); the loss is reported")
@@ -96,10 +90,10 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
       command: `floe sync --config ${resolve(flags.config)}`,
     });
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
-    const [{ runJob }, { RunStore }, { createLogger, RunLogSink }] = await Promise.all([
-      import("../service/run-job.ts"),
+    const [{ recordSync }, { RunStore }, { createLogger, RunLogSink }] = await Promise.all([
+      import("../runtime/recorded-sync.ts"),
       import("../state/run-store.ts"),
-      import("../service/logger.ts"),
+      import("../runtime/logger.ts"),
     ]);
     store = RunStore.open(runStorePath(root));
     const sink = new RunLogSink();
@@ -109,15 +103,13 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
       destination: process.stderr,
       sink,
     });
-    const run = await runJob(job, {
+    const run = await recordSync(job, {
       store,
       sink,
       logger,
       trigger: "sync",
       stateDir,
-      acceptDataLoss: flags.acceptDataLoss === true,
-      ...(flags.resumeFrom === undefined ? {} : { resumeFrom: flags.resumeFrom }),
-      ...(flags.maxMessagesPerCommit === undefined ? {} : { maxMessagesPerCommit: flags.maxMessagesPerCommit }),
+      sync: syncChoices(flags),
       signal: abort.signal,
       ...(progress ? { onEvent: progress.update } : {}),
     });

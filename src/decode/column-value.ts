@@ -11,8 +11,9 @@
 //
 // Converters trust that SchemaInference has seen the value: they convert, they do not check.
 // A value of the wrong shape that reaches one is a bug, and the column builder refuses it.
-import { stringifyJson } from "../iceberg/spec/json.ts";
+
 import { type IcebergType, isPrimitive, typeToString } from "../iceberg/spec/types.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
 import type { JsonValue } from "./json-message.ts";
 import { timestampMicros } from "./timestamp.ts";
 

@@ -103,16 +103,16 @@ const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
 export class SchemaInference {
-  private readonly base: Schema;
+  readonly #base: Schema;
   /** No table yet: the schema is the one to create the table with, id 0. */
-  private readonly creating: boolean;
+  readonly #creating: boolean;
   /** The message fields' columns by name; system columns are not here, so a field cannot match one. */
-  private readonly columns = new Map<string, Column>();
+  readonly #columns = new Map<string, Column>();
   /** Columns this inference adds, in id order. */
-  private readonly added: Column[] = [];
-  private readonly requiredColumns: Column[] = [];
-  private readonly namesByLowerCase = new Map<string, string>();
-  private nextId: number;
+  readonly #added: Column[] = [];
+  readonly #requiredColumns: Column[] = [];
+  readonly #namesByLowerCase = new Map<string, string>();
+  #nextId: number;
 
   /**
    * Starts from an existing table, or from floe's system columns alone for a table to create,
@@ -120,12 +120,12 @@ export class SchemaInference {
    * column with a type that cannot be widened to the declared one.
    */
   constructor(table?: TableSchema, declared: DeclaredColumns = NO_DECLARED_COLUMNS) {
-    this.base = table?.schema ?? { schemaId: 0, fields: SYSTEM_COLUMNS };
-    this.creating = table === undefined;
-    this.nextId = table?.lastColumnId ?? SYSTEM_COLUMNS.length;
-    for (const system of SYSTEM_COLUMNS) this.namesByLowerCase.set(system.name.toLowerCase(), system.name);
-    for (const field of this.base.fields) {
-      this.namesByLowerCase.set(field.name.toLowerCase(), field.name);
+    this.#base = table?.schema ?? { schemaId: 0, fields: SYSTEM_COLUMNS };
+    this.#creating = table === undefined;
+    this.#nextId = table?.lastColumnId ?? SYSTEM_COLUMNS.length;
+    for (const system of SYSTEM_COLUMNS) this.#namesByLowerCase.set(system.name.toLowerCase(), system.name);
+    for (const field of this.#base.fields) {
+      this.#namesByLowerCase.set(field.name.toLowerCase(), field.name);
       if (isSystemColumn(field.name)) {
         checkSystemColumn(field);
         continue;
@@ -139,13 +139,14 @@ export class SchemaInference {
         doc: field.doc,
         open: false,
       };
-      this.columns.set(field.name, column);
-      if (field.required) this.requiredColumns.push(column);
+      this.#columns.set(field.name, column);
+      if (field.required) this.#requiredColumns.push(column);
     }
     for (const system of SYSTEM_COLUMNS) {
-      if (!this.base.fields.some((f) => f.name === system.name)) this.add(system.name, system.type, system.doc, false);
+      if (!this.#base.fields.some((f) => f.name === system.name))
+        this.#add(system.name, system.type, system.doc, false);
     }
-    for (const [name, type] of declared) this.declareColumn(name, type);
+    for (const [name, type] of declared) this.#declareColumn(name, type);
   }
 
   /**
@@ -157,7 +158,7 @@ export class SchemaInference {
     let pending: Pending[] | undefined;
     for (const name in record) {
       const value = record[name]!;
-      const column = this.columns.get(name);
+      const column = this.#columns.get(name);
       if (value === null) {
         if (column?.required) return nullInRequired(column);
         continue;
@@ -167,20 +168,20 @@ export class SchemaInference {
       if (pending === undefined) pending = [];
       pending.push({ name, value, whole, column });
     }
-    for (const column of this.requiredColumns) {
+    for (const column of this.#requiredColumns) {
       if (!Object.hasOwn(record, column.name)) return nullInRequired(column);
     }
-    return pending === undefined ? undefined : this.evolve(pending);
+    return pending === undefined ? undefined : this.#evolve(pending);
   }
 
   /** Closes the new columns' types: their values are about to be converted and written. */
   settle(): void {
-    for (const column of this.added) column.open = false;
+    for (const column of this.#added) column.open = false;
   }
 
   /** The type a field's column has now; undefined when the field has none (yet). */
   columnType(name: string): IcebergType | undefined {
-    return this.columns.get(name)?.type;
+    return this.#columns.get(name)?.type;
   }
 
   /**
@@ -188,24 +189,24 @@ export class SchemaInference {
    * the base's, plus one if anything changed (the commit gives the id the table will use).
    */
   get schema(): Schema {
-    const changed = !this.creating && this.changes().length > 0;
-    const fields = this.base.fields.map((field) => {
-      const column = this.columns.get(field.name);
+    const changed = !this.#creating && this.changes().length > 0;
+    const fields = this.#base.fields.map((field) => {
+      const column = this.#columns.get(field.name);
       return column && column.type !== field.type ? { ...field, type: column.type } : field;
     });
-    for (const column of this.added) fields.push(toField(column));
-    return { ...this.base, schemaId: changed ? this.base.schemaId + 1 : this.base.schemaId, fields };
+    for (const column of this.#added) fields.push(toField(column));
+    return { ...this.#base, schemaId: changed ? this.#base.schemaId + 1 : this.#base.schemaId, fields };
   }
 
   /** The highest column id assigned: the table's last-column-id after these changes. */
   get lastColumnId(): number {
-    return this.nextId;
+    return this.#nextId;
   }
 
   /** New columns (system columns the table lacked first), then widened ones, as the commit applies them. */
   changes(): ColumnChange[] {
-    const changes: ColumnChange[] = this.added.map((column) => ({ kind: "add-column", field: toField(column) }));
-    for (const column of this.columns.values()) {
+    const changes: ColumnChange[] = this.#added.map((column) => ({ kind: "add-column", field: toField(column) }));
+    for (const column of this.#columns.values()) {
       if (column.tableType !== undefined && column.type !== column.tableType) {
         changes.push({
           kind: "widen",
@@ -218,14 +219,14 @@ export class SchemaInference {
     return changes;
   }
 
-  private declareColumn(name: string, type: DeclarableType): void {
-    const column = this.columns.get(name);
+  #declareColumn(name: string, type: DeclarableType): void {
+    const column = this.#columns.get(name);
     if (column === undefined) {
-      const existing = this.namesByLowerCase.get(name.toLowerCase());
+      const existing = this.#namesByLowerCase.get(name.toLowerCase());
       if (existing !== undefined) {
         throw new DeclaredColumnError(name, `the table's column ${JSON.stringify(existing)} differs only in case`);
       }
-      this.add(name, type, undefined, false);
+      this.#add(name, type, undefined, false);
     } else if (column.type !== type) {
       if (promoted(column.type, type) !== type) {
         throw new DeclaredColumnError(
@@ -239,15 +240,15 @@ export class SchemaInference {
     }
   }
 
-  private add(name: string, type: IcebergType, doc: string | undefined, open: boolean): void {
-    const column: Column = { name, id: ++this.nextId, type, tableType: undefined, required: false, doc, open };
-    this.added.push(column);
-    this.namesByLowerCase.set(name.toLowerCase(), name);
-    if (!isSystemColumn(name)) this.columns.set(name, column);
+  #add(name: string, type: IcebergType, doc: string | undefined, open: boolean): void {
+    const column: Column = { name, id: ++this.#nextId, type, tableType: undefined, required: false, doc, open };
+    this.#added.push(column);
+    this.#namesByLowerCase.set(name.toLowerCase(), name);
+    if (!isSystemColumn(name)) this.#columns.set(name, column);
   }
 
   /** The slow path: some fields need a new column or a wider type, or do not fit at all. */
-  private evolve(pending: readonly Pending[]): SchemaMismatch | undefined {
+  #evolve(pending: readonly Pending[]): SchemaMismatch | undefined {
     const types: IcebergType[] = [];
     let newNames: Map<string, string> | undefined;
     for (const p of pending) {
@@ -257,7 +258,7 @@ export class SchemaInference {
           return mismatch("reserved-name", p.name, "the name is reserved for floe's system column");
         }
         const lower = p.name.toLowerCase();
-        const existing = this.namesByLowerCase.get(lower) ?? newNames?.get(lower);
+        const existing = this.#namesByLowerCase.get(lower) ?? newNames?.get(lower);
         if (existing !== undefined) {
           return mismatch(
             "case-collision",
@@ -279,7 +280,7 @@ export class SchemaInference {
     }
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
-      if (p.column === undefined) this.add(p.name, types[i]!, undefined, true);
+      if (p.column === undefined) this.#add(p.name, types[i]!, undefined, true);
       else p.column.type = types[i]!;
     }
     return undefined;

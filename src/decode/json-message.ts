@@ -20,7 +20,7 @@
 //   below always sends it to the reviver, which sees it;
 // - a value nested deeper than MAX_NESTING_DEPTH (reason "too-deep"): the JSON text of nested
 //   values and JSON.parse's reviver recurse, and overflow the stack a few thousand levels down.
-import { parseJson } from "../iceberg/spec/json.ts";
+import { parseJson } from "../lib/int64-json.ts";
 
 /** A JSON value as floe holds it: integers beyond 2^53 are bigints, the rest is JSON.parse's. */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };

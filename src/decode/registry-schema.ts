@@ -59,22 +59,22 @@ interface Column {
 }
 
 export class RegistrySchema {
-  private readonly base: Schema;
-  private readonly creating: boolean;
-  private readonly columns = new Map<string, Column>();
-  private readonly added: Column[] = [];
-  private readonly namesByLowerCase = new Map<string, string>();
-  private readonly seen = new Set<string>();
-  private nextId: number;
+  readonly #base: Schema;
+  readonly #creating: boolean;
+  readonly #columns = new Map<string, Column>();
+  readonly #added: Column[] = [];
+  readonly #namesByLowerCase = new Map<string, string>();
+  readonly #seen = new Set<string>();
+  #nextId: number;
 
   constructor(table?: TableSchema) {
-    this.base = table?.schema ?? { schemaId: 0, fields: SYSTEM_COLUMNS };
-    this.creating = table === undefined;
-    this.nextId = table?.lastColumnId ?? SYSTEM_COLUMNS.length;
-    for (const field of this.base.fields) {
-      this.namesByLowerCase.set(field.name.toLowerCase(), field.name);
+    this.#base = table?.schema ?? { schemaId: 0, fields: SYSTEM_COLUMNS };
+    this.#creating = table === undefined;
+    this.#nextId = table?.lastColumnId ?? SYSTEM_COLUMNS.length;
+    for (const field of this.#base.fields) {
+      this.#namesByLowerCase.set(field.name.toLowerCase(), field.name);
       if (isSystemColumn(field.name)) continue;
-      this.columns.set(field.name, {
+      this.#columns.set(field.name, {
         name: field.name,
         id: field.id,
         type: field.type,
@@ -84,9 +84,9 @@ export class RegistrySchema {
       });
     }
     for (const system of SYSTEM_COLUMNS) {
-      this.namesByLowerCase.set(system.name.toLowerCase(), system.name);
-      if (!this.base.fields.some((f) => f.name === system.name))
-        this.add(system.name, system.type, system.doc, undefined);
+      this.#namesByLowerCase.set(system.name.toLowerCase(), system.name);
+      if (!this.#base.fields.some((f) => f.name === system.name))
+        this.#add(system.name, system.type, system.doc, undefined);
     }
   }
 
@@ -97,7 +97,7 @@ export class RegistrySchema {
    */
   observe(schemaId: number, columns: readonly SchemaColumn[], place: MessagePlace, variant = ""): void {
     const key = `${schemaId}/${variant}`;
-    if (this.seen.has(key)) return;
+    if (this.#seen.has(key)) return;
     const updates: { column: Column; type: PrimitiveType }[] = [];
     const additions: SchemaColumn[] = [];
     const newNames = new Map<string, string>();
@@ -109,10 +109,10 @@ export class RegistrySchema {
           `schema id ${schemaId}: the name is reserved for floe's system column`,
         );
       }
-      const column = this.columns.get(field.name);
+      const column = this.#columns.get(field.name);
       if (column === undefined) {
         const lower = field.name.toLowerCase();
-        const existing = this.namesByLowerCase.get(lower) ?? newNames.get(lower);
+        const existing = this.#namesByLowerCase.get(lower) ?? newNames.get(lower);
         if (existing !== undefined) {
           throw new SchemaEvolutionError(
             place,
@@ -129,43 +129,43 @@ export class RegistrySchema {
         column.schemaId ??= schemaId;
         continue;
       }
-      if (!isPrimitive(current)) throw this.conflict(place, column, field, schemaId);
+      if (!isPrimitive(current)) throw this.#conflict(place, column, field, schemaId);
       const currentPrimitive = current;
       // A narrower type than the column's (int for a long column) fits as it is.
       if (canPromote(field.type, currentPrimitive)) continue;
-      if (!canPromote(currentPrimitive, field.type)) throw this.conflict(place, column, field, schemaId);
+      if (!canPromote(currentPrimitive, field.type)) throw this.#conflict(place, column, field, schemaId);
       updates.push({ column, type: field.type });
     }
     for (const { column, type } of updates) {
       column.type = type;
       column.schemaId = schemaId;
     }
-    for (const field of additions) this.add(field.name, field.type, field.doc, schemaId);
-    this.seen.add(key);
+    for (const field of additions) this.#add(field.name, field.type, field.doc, schemaId);
+    this.#seen.add(key);
   }
 
   /** Nothing to close: a registry schema's column types are known from the start. */
   settle(): void {}
 
   get lastColumnId(): number {
-    return this.nextId;
+    return this.#nextId;
   }
 
   /** The table's schema with these changes; id 0 for a table to create, else the base's plus one if changed. */
   get schema(): Schema {
-    const changed = !this.creating && this.changes().length > 0;
-    const fields: NestedField[] = this.base.fields.map((field) => {
-      const column = this.columns.get(field.name);
+    const changed = !this.#creating && this.changes().length > 0;
+    const fields: NestedField[] = this.#base.fields.map((field) => {
+      const column = this.#columns.get(field.name);
       return column && column.type !== field.type ? { ...field, type: column.type } : field;
     });
-    for (const column of this.added) fields.push(toField(column));
-    return { ...this.base, schemaId: changed ? this.base.schemaId + 1 : this.base.schemaId, fields };
+    for (const column of this.#added) fields.push(toField(column));
+    return { ...this.#base, schemaId: changed ? this.#base.schemaId + 1 : this.#base.schemaId, fields };
   }
 
   /** New columns, then widened ones, as the commit applies them. */
   changes(): ColumnChange[] {
-    const changes: ColumnChange[] = this.added.map((column) => ({ kind: "add-column", field: toField(column) }));
-    for (const column of this.columns.values()) {
+    const changes: ColumnChange[] = this.#added.map((column) => ({ kind: "add-column", field: toField(column) }));
+    for (const column of this.#columns.values()) {
       if (column.tableType !== undefined && typeToString(column.type) !== typeToString(column.tableType)) {
         changes.push({
           kind: "widen",
@@ -178,7 +178,7 @@ export class RegistrySchema {
     return changes;
   }
 
-  private conflict(place: MessagePlace, column: Column, field: SchemaColumn, schemaId: number): SchemaEvolutionError {
+  #conflict(place: MessagePlace, column: Column, field: SchemaColumn, schemaId: number): SchemaEvolutionError {
     const before =
       column.schemaId === undefined
         ? `the table's column is ${typeToString(column.type)}`
@@ -191,11 +191,11 @@ export class RegistrySchema {
     );
   }
 
-  private add(name: string, type: IcebergType, doc: string | undefined, schemaId: number | undefined): void {
-    const column: Column = { name, id: ++this.nextId, type, tableType: undefined, doc, schemaId };
-    this.added.push(column);
-    this.namesByLowerCase.set(name.toLowerCase(), name);
-    if (!isSystemColumn(name)) this.columns.set(name, column);
+  #add(name: string, type: IcebergType, doc: string | undefined, schemaId: number | undefined): void {
+    const column: Column = { name, id: ++this.#nextId, type, tableType: undefined, doc, schemaId };
+    this.#added.push(column);
+    this.#namesByLowerCase.set(name.toLowerCase(), name);
+    if (!isSystemColumn(name)) this.#columns.set(name, column);
   }
 }
 

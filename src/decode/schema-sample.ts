@@ -12,8 +12,8 @@
 // more than one type, or of none: a table's column keeps its type whatever the job file says,
 // beyond Iceberg's int-to-long and float-to-double.
 
-import { stringifyJson } from "../iceberg/spec/json.ts";
 import { typeToString } from "../iceberg/spec/types.ts";
+import { stringifyJson } from "../lib/int64-json.ts";
 import { type DeclarableType, type DeclaredColumns, NO_DECLARED_COLUMNS } from "./declared-columns.ts";
 import { columnTypeFor, type SchemaInference, type TableSchema, type ValueType, valueTypeOf } from "./infer-schema.ts";
 import { type BadMessageKind, decodeJsonMessage, type JsonValue } from "./json-message.ts";
@@ -58,14 +58,14 @@ interface FieldStats {
 }
 
 export class SchemaSample {
-  private readonly inference: SchemaInference;
-  private readonly tableColumns: ReadonlySet<string>;
-  private readonly requiredColumns: ReadonlySet<string>;
-  private readonly declared: DeclaredColumns;
-  private readonly fields = new Map<string, FieldStats>();
-  private readonly bad: Partial<Record<BadMessageKind, number>> = {};
-  private messages = 0;
-  private tombstones = 0;
+  readonly #inference: SchemaInference;
+  readonly #tableColumns: ReadonlySet<string>;
+  readonly #requiredColumns: ReadonlySet<string>;
+  readonly #declared: DeclaredColumns;
+  readonly #fields = new Map<string, FieldStats>();
+  readonly #bad: Partial<Record<BadMessageKind, number>> = {};
+  #messages = 0;
+  #tombstones = 0;
 
   /** `inference` starts from the same table and declarations, as the sync's would. */
   constructor(
@@ -73,23 +73,23 @@ export class SchemaSample {
     table: TableSchema | undefined,
     declared: DeclaredColumns = NO_DECLARED_COLUMNS,
   ) {
-    this.inference = inference;
-    this.tableColumns = new Set(table?.schema.fields.map((f) => f.name) ?? []);
-    this.requiredColumns = new Set(table?.schema.fields.filter((f) => f.required).map((f) => f.name) ?? []);
-    this.declared = declared;
-    for (const name of declared.keys()) this.stats(name);
+    this.#inference = inference;
+    this.#tableColumns = new Set(table?.schema.fields.map((f) => f.name) ?? []);
+    this.#requiredColumns = new Set(table?.schema.fields.filter((f) => f.required).map((f) => f.name) ?? []);
+    this.#declared = declared;
+    for (const name of declared.keys()) this.#stats(name);
   }
 
   /** One message value, as it comes from Kafka. */
   add(value: Uint8Array | null): void {
-    this.messages++;
+    this.#messages++;
     const decoded = decodeJsonMessage(value);
     if (decoded.kind === "tombstone") {
-      this.tombstones++;
+      this.#tombstones++;
       return;
     }
     if (decoded.kind === "bad") {
-      this.bad[decoded.reason] = (this.bad[decoded.reason] ?? 0) + 1;
+      this.#bad[decoded.reason] = (this.#bad[decoded.reason] ?? 0) + 1;
       return;
     }
     const { record, wholeDecimals } = decoded;
@@ -97,22 +97,22 @@ export class SchemaSample {
       if (isSystemColumn(name)) continue;
       const value = record[name]!;
       const kind = value === null ? "null" : valueTypeOf(value, wholeDecimals?.has(name) === true);
-      const stats = this.stats(name);
+      const stats = this.#stats(name);
       stats.values[kind] = (stats.values[kind] ?? 0) + 1;
       if (stats.example === undefined && value !== null) stats.example = exampleOf(value);
     }
-    const mismatch = this.inference.observe(decoded);
-    if (mismatch !== undefined && this.fields.has(mismatch.field)) this.fields.get(mismatch.field)!.misfits++;
+    const mismatch = this.#inference.observe(decoded);
+    if (mismatch !== undefined && this.#fields.has(mismatch.field)) this.#fields.get(mismatch.field)!.misfits++;
   }
 
   result(): StreamSample {
     const columns: SampledColumn[] = [];
     const proposed = new Map<string, DeclarableType>();
-    for (const [name, stats] of this.fields) {
-      const type = this.inference.columnType(name);
-      const source: ColumnSource = this.declared.has(name)
+    for (const [name, stats] of this.#fields) {
+      const type = this.#inference.columnType(name);
+      const source: ColumnSource = this.#declared.has(name)
         ? "declared"
-        : this.tableColumns.has(name)
+        : this.#tableColumns.has(name)
           ? "table"
           : "inferred";
       columns.push({
@@ -121,7 +121,7 @@ export class SchemaSample {
         source,
         values: { ...stats.values },
         misfits: stats.misfits,
-        required: this.requiredColumns.has(name),
+        required: this.#requiredColumns.has(name),
         example: stats.example,
       });
       if (source === "inferred") {
@@ -129,14 +129,14 @@ export class SchemaSample {
         if (proposal !== undefined) proposed.set(name, proposal);
       }
     }
-    return { messages: this.messages, tombstones: this.tombstones, bad: { ...this.bad }, columns, proposed };
+    return { messages: this.#messages, tombstones: this.#tombstones, bad: { ...this.#bad }, columns, proposed };
   }
 
-  private stats(name: string): FieldStats {
-    let stats = this.fields.get(name);
+  #stats(name: string): FieldStats {
+    let stats = this.#fields.get(name);
     if (stats === undefined) {
       stats = { values: {}, misfits: 0, example: undefined };
-      this.fields.set(name, stats);
+      this.#fields.set(name, stats);
     }
     return stats;
   }

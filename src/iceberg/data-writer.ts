@@ -1,23 +1,23 @@
 // Rows -> data files of a table: Parquet files written under the table's data location with
-// the current schema's field ids and the table's write properties (compression codec, target
-// file size, metrics modes), described as DataFile entries ready for FastAppend or RowDelta.
+// the current schema's field ids, the write settings (target file size and codec: those asked
+// for, else the table's, write-settings.ts) and the table's metrics modes, described as DataFile
+// entries ready for FastAppend or RowDelta.
 // Writes are unpartitioned for now, so only a table whose default spec is unpartitioned is
 // accepted.
 import type * as arrow from "apache-arrow";
 import { IcebergError } from "./errors.ts";
 import { newDataFileLocation } from "./locations.ts";
-import { compressionCodec } from "./parquet/compression-codec.ts";
 import { writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
 import { type DataFile, FileContent } from "./spec/manifest.ts";
 import type { Schema } from "./spec/schema.ts";
 import { currentSchema, defaultSpec } from "./spec/table-metadata.ts";
 import type { Table } from "./table.ts";
+import { type RequestedWriteSettings, resolveWriteSettings } from "./write-settings.ts";
 
 export async function writeDataFiles(
   table: Table,
   rows: arrow.Table,
-  options: {
-    targetFileSizeBytes?: number;
+  options: RequestedWriteSettings & {
     /** The schema `rows` follow, when not the current one: the current plus row-lineage fields, for a rewrite. */
     schema?: Schema;
   } = {},
@@ -25,14 +25,13 @@ export async function writeDataFiles(
   const { metadata } = table;
   const properties = metadata.properties;
   // Before any file is written: a codec floe does not write fails the write, it never falls back.
-  const codec = compressionCodec(properties, table.name);
+  const { settings } = resolveWriteSettings(options, properties, table.name);
   if (defaultSpec(metadata).fields.length > 0) {
     throw new IcebergError("unsupported", `${table.name}: writing to a partitioned table is not supported yet`);
   }
-  const target = options.targetFileSizeBytes ?? Number(properties["write.target-file-size-bytes"] ?? Number.NaN);
   const written = writeParquetFiles(rows, options.schema ?? currentSchema(metadata), {
-    codec,
-    ...(Number.isFinite(target) && target > 0 ? { targetFileSizeBytes: target } : {}),
+    codec: settings.compression,
+    targetFileSizeBytes: settings.targetFileSizeBytes,
     properties,
   });
   return Promise.all(

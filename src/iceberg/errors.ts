@@ -4,8 +4,9 @@
 // a scheduler decide from the same two facts. Its message names the place: the file, the
 // table, the catalog call, and in a malformed document the JSON path of the problem.
 //
-// The classes that callers tell apart with instanceof (NoSuchTableError, CommitConflictError,
-// ValidationError, ...) are subclasses; each takes its kind, and so its retryable flag, from here.
+// The classes that callers tell apart with instanceof (CommitConflictError, ValidationError, ...)
+// are subclasses; each takes its kind, and so its retryable flag, from here. A catalog's failures
+// are one CatalogError, told apart by its kind (catalog/catalog.ts).
 
 export type IcebergErrorKind =
   /** The change or request is not valid against the table or catalog as they are: something must change first. */

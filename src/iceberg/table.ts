@@ -20,12 +20,12 @@ import type { TableMetadata } from "./spec/table-metadata.ts";
 import type { TableRequirement, TableUpdate } from "./spec/table-update.ts";
 
 export class Table {
-  private readonly catalog: Catalog;
-  private loaded: LoadedTable;
+  readonly #catalog: Catalog;
+  #loaded: LoadedTable;
 
   constructor(catalog: Catalog, loaded: LoadedTable) {
-    this.catalog = catalog;
-    this.loaded = loaded;
+    this.#catalog = catalog;
+    this.#loaded = loaded;
   }
 
   static async load(catalog: Catalog, identifier: TableIdentifier): Promise<Table> {
@@ -33,39 +33,39 @@ export class Table {
   }
 
   get identifier(): TableIdentifier {
-    return this.loaded.identifier;
+    return this.#loaded.identifier;
   }
 
   /** `namespace.table`, for messages. */
   get name(): string {
-    return [...this.loaded.identifier.namespace, this.loaded.identifier.name].join(".");
+    return [...this.#loaded.identifier.namespace, this.#loaded.identifier.name].join(".");
   }
 
   get metadata(): TableMetadata {
-    return this.loaded.metadata;
+    return this.#loaded.metadata;
   }
 
   get metadataLocation(): string {
-    return this.loaded.metadataLocation;
+    return this.#loaded.metadataLocation;
   }
 
   get io(): FileIO {
-    return this.loaded.io;
+    return this.#loaded.io;
   }
 
   /** What scans of the catalog's tables have read of manifests, shared by every handle of the catalog. */
   get manifestCache(): ManifestCache {
-    return manifestCacheOf(this.catalog);
+    return manifestCacheOf(this.#catalog);
   }
 
   async refresh(): Promise<this> {
-    this.loaded = await this.catalog.loadTable(this.loaded.identifier);
+    this.#loaded = await this.#catalog.loadTable(this.#loaded.identifier);
     return this;
   }
 
   /** Sends one commit to the catalog; operations call this, with retries, through commit/retry.ts. */
   async commit(requirements: TableRequirement[], updates: TableUpdate[]): Promise<void> {
-    this.loaded = await this.catalog.commitTable(this.loaded.identifier, requirements, updates);
+    this.#loaded = await this.#catalog.commitTable(this.#loaded.identifier, requirements, updates);
   }
 
   newFastAppend(): FastAppend {

@@ -6,6 +6,7 @@
 // process consuming with the same group id, whose commits would fight ours, so floe refuses that
 // with an error naming the group and its members, rather than committing around it.
 import type { KafkaCluster } from "./connection.ts";
+import { listTopics } from "./discover.ts";
 import { describeCause, hasProtocolError, KafkaError, protocolErrorId } from "./errors.ts";
 
 /** Offsets per topic and partition; for committed offsets, the next offset to read. */
@@ -54,6 +55,28 @@ export class ConsumerGroupActiveError extends KafkaError {
     this.group = activity.group;
     this.state = activity.state;
     this.members = activity.members;
+  }
+}
+
+/**
+ * Topics deleted between the read and the group commit: the broker refuses offsets for a
+ * partition it no longer hosts. The other topics' offsets were committed; the deleted ones' have
+ * nowhere to go, and nothing is lost by that (a topic created again under the name starts anew).
+ */
+export class GroupCommitTopicsGoneError extends KafkaError {
+  override name = "GroupCommitTopicsGoneError";
+  readonly group: string;
+  readonly topics: readonly string[];
+
+  constructor(group: string, topics: readonly string[], options?: ErrorOptions) {
+    super(
+      `committing the offsets of consumer group ${group}: ${topics.length === 1 ? "topic" : "topics"} ` +
+        `${topics.join(", ")} no longer ${topics.length === 1 ? "exists" : "exist"} (deleted since the read?); ` +
+        "the offsets of the other topics were committed",
+      options,
+    );
+    this.group = group;
+    this.topics = topics;
   }
 }
 
@@ -115,6 +138,17 @@ export async function commitGroupOffsets(
     await cluster.bounded(what, () => cluster.admin.alterConsumerGroupOffsets({ groupId: group, topics }));
   } catch (error) {
     if (error instanceof KafkaError) throw error;
+    if (hasProtocolError(error, "UNKNOWN_TOPIC_OR_PARTITION", "UNKNOWN_TOPIC_ID")) {
+      // The answer is per partition, but the library fails the whole request on any of them:
+      // commit again without the topics that are gone, so the others surely land.
+      const existing = new Set(await listTopics(cluster));
+      const gone = topics.filter((t) => !existing.has(t.name)).map((t) => t.name);
+      if (gone.length > 0) {
+        const kept = new Map([...offsets].filter(([name]) => existing.has(name)));
+        await commitGroupOffsets(cluster, group, kept);
+        throw new GroupCommitTopicsGoneError(group, gone, { cause: error });
+      }
+    }
     if (hasProtocolError(error, ...memberErrors)) {
       const activity = await describeGroup(cluster, group).catch(
         (): GroupActivity => ({

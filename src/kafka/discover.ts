@@ -1,5 +1,5 @@
 // The topics of the cluster, their partition counts and their topic ids. Which of them a job
-// drains is the job's business (config/topics.ts: topic_pattern, streams, internal topics); this
+// drains is the job's business (job/topics.ts: topic_pattern, streams, internal topics); this
 // file only asks the cluster.
 //
 // A topic id (KIP-516) is a UUID the cluster gives a topic when it is created: a topic deleted

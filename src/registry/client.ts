@@ -64,35 +64,35 @@ export class RegistryError extends Error {
 }
 
 export class SchemaRegistryClient {
-  private readonly settings: RegistrySettings;
-  private readonly byId = new Map<number, Promise<RegisteredSchema>>();
-  private readonly ca: string | undefined;
+  readonly #settings: RegistrySettings;
+  readonly #byId = new Map<number, Promise<RegisteredSchema>>();
+  readonly #ca: string | undefined;
 
   constructor(settings: RegistrySettings) {
-    this.settings = settings;
+    this.#settings = settings;
     const ca = settings.tls?.ca;
-    this.ca = ca === undefined ? undefined : ca.startsWith("-----BEGIN") ? ca : readFileSync(ca, "utf8");
+    this.#ca = ca === undefined ? undefined : ca.startsWith("-----BEGIN") ? ca : readFileSync(ca, "utf8");
   }
 
   get url(): string {
-    return this.settings.url;
+    return this.#settings.url;
   }
 
   /** The schema registered under `id`; fetched once. */
   schemaById(id: number): Promise<RegisteredSchema> {
-    let schema = this.byId.get(id);
+    let schema = this.#byId.get(id);
     if (schema === undefined) {
-      schema = this.get(`/schemas/ids/${id}`, `schema id ${id}`).then(toSchema);
+      schema = this.#get(`/schemas/ids/${id}`, `schema id ${id}`).then(toSchema);
       // A failure is not cached: the next message with the id asks again.
-      schema.catch(() => this.byId.delete(id));
-      this.byId.set(id, schema);
+      schema.catch(() => this.#byId.delete(id));
+      this.#byId.set(id, schema);
     }
     return schema;
   }
 
   /** One version of a subject ("latest" for the newest), with its id. */
   async subjectVersion(subject: string, version: number | "latest"): Promise<RegisteredSchema & { id: number }> {
-    const body = await this.get(
+    const body = await this.#get(
       `/subjects/${encodeURIComponent(subject)}/versions/${version}`,
       `subject ${subject} version ${version}`,
     );
@@ -100,14 +100,14 @@ export class SchemaRegistryClient {
   }
 
   async subjects(): Promise<string[]> {
-    return (await this.get("/subjects", "the subjects")) as string[];
+    return (await this.#get("/subjects", "the subjects")) as string[];
   }
 
-  private get(path: string, what: string): Promise<unknown> {
-    const base = new URL(this.settings.url);
+  #get(path: string, what: string): Promise<unknown> {
+    const base = new URL(this.#settings.url);
     const url = new URL(base.pathname.replace(/\/$/, "") + path, base);
     const headers: Record<string, string> = { accept: "application/vnd.schemaregistry.v1+json, application/json" };
-    const auth = this.settings.auth;
+    const auth = this.#settings.auth;
     if (auth.kind === "basic") {
       headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password.reveal()}`).toString("base64")}`;
     } else if (auth.kind === "bearer") {
@@ -118,9 +118,9 @@ export class SchemaRegistryClient {
       const options = {
         method: "GET",
         headers,
-        timeout: this.settings.requestTimeoutMs,
+        timeout: this.#settings.requestTimeoutMs,
         ...(url.protocol === "https:"
-          ? { ca: this.ca, rejectUnauthorized: this.settings.tls?.insecureSkipVerify !== true }
+          ? { ca: this.#ca, rejectUnauthorized: this.#settings.tls?.insecureSkipVerify !== true }
           : {}),
       };
       const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -154,7 +154,7 @@ export class SchemaRegistryClient {
             );
         });
       });
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.settings.requestTimeoutMs} ms`)));
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.#settings.requestTimeoutMs} ms`)));
       req.on("error", (error) => reject(requestError(error as NodeJS.ErrnoException, where, what)));
       req.end();
     });

@@ -1,8 +1,8 @@
 // The run store's schema, versioned: SQLite's `user_version` holds the number of migrations
-// applied, and opening the store applies the missing ones in order, each in its own
-// transaction, so that a crash mid-migration leaves the previous version intact. A migration is
-// never edited once released: a change is a new one at the end of the list.
+// applied, and opening the store applies the missing ones in order (lib/sqlite.ts's migrate).
+// A migration is never edited once released: a change is a new one at the end of the list.
 import type { DatabaseSync } from "node:sqlite";
+import { migrate as migrateTo } from "../lib/sqlite.ts";
 
 export const MIGRATIONS: readonly string[] = [
   // 1: runs and their log lines, keyed by job so that one store holds every job of a state root.
@@ -45,33 +45,14 @@ export class StoreVersionError extends Error {
   override name = "StoreVersionError";
 }
 
-/** Brings the database to the latest schema version; returns the version it had. */
+/** Brings the run store to the latest schema version; returns the version it had. */
 export function migrate(db: DatabaseSync, path: string, migrations: readonly string[] = MIGRATIONS): number {
-  const version = userVersion(db);
-  if (version > migrations.length) {
-    throw new StoreVersionError(
-      `the run store ${path} has schema version ${version}, newer than this floe knows (${migrations.length}); upgrade floe or use another --state-dir`,
-    );
-  }
-  for (let v = version; v < migrations.length; v++) {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      // Another process may have migrated meanwhile: the version is read again under the write lock.
-      if (userVersion(db) > v) {
-        db.exec("COMMIT");
-        continue;
-      }
-      db.exec(migrations[v]!);
-      db.exec(`PRAGMA user_version = ${v + 1}`);
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
-  }
-  return version;
-}
-
-export function userVersion(db: DatabaseSync): number {
-  return Number((db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version);
+  return migrateTo(
+    db,
+    migrations,
+    (version) =>
+      new StoreVersionError(
+        `the run store ${path} has schema version ${version}, newer than this floe knows (${migrations.length}); upgrade floe or use another --state-dir`,
+      ),
+  );
 }

@@ -9,10 +9,11 @@
 // kind and message), and log lines come from the logger, which redacts.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
-import type { SyncError, SyncErrorKind } from "../sync/classify-error.ts";
-import type { TableMaintenanceReport } from "../sync/maintain.ts";
-import type { TableReport } from "../sync/write-stream.ts";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { openSqlite } from "../lib/sqlite.ts";
+import type { SyncError, SyncErrorKind } from "../pipeline/classify-error.ts";
+import type { TableMaintenanceReport } from "../pipeline/maintain.ts";
+import type { TableReport } from "../pipeline/write-binding.ts";
 import { migrate } from "./migrations.ts";
 import { StateDirError } from "./state-dir-error.ts";
 
@@ -101,17 +102,14 @@ export class RunStore {
     let db: DatabaseSync;
     try {
       mkdirSync(dirname(path), { recursive: true });
-      db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+      // WAL with synchronous NORMAL: a power loss may lose the last transactions, never corrupt the file.
+      db = openSqlite(path, { busyTimeoutMs: BUSY_TIMEOUT_MS, synchronousNormal: true, foreignKeys: true });
     } catch (error) {
       throw new StateDirError(
         `cannot open the run store ${path} (the runs and logs of floe history and floe logs): ${(error as Error).message}; make its folder writable or pass --state-dir`,
       );
     }
     try {
-      db.exec("PRAGMA journal_mode = WAL");
-      // WAL with synchronous NORMAL: a power loss may lose the last transactions, never corrupt the file.
-      db.exec("PRAGMA synchronous = NORMAL");
-      db.exec("PRAGMA foreign_keys = ON");
       migrate(db, path);
     } catch (error) {
       db.close();

@@ -20,7 +20,7 @@ export interface DataFileKeys {
   /** Key hash of every row, in row order, KEY_HASH_WORDS words each. */
   keyHashes: Uint32Array;
   /** Positions in its current deletion vector, in any order; absent when it has none. */
-  deletedPositions?: ArrayLike<number> | BigInt64Array;
+  deletedPositions?: ArrayLike<number> | BigInt64Array | undefined;
   /** Rows without a key (their hash words are meaningless), in any order: not indexed. */
   unkeyedRows?: ArrayLike<number>;
   /** The file's data sequence number: when its rows were last updated, unless rowSequenceNumbers says. */
@@ -29,7 +29,7 @@ export interface DataFileKeys {
    * Each row's `_last_updated_sequence_number` where the file stores one (v3 row lineage: a row that
    * a compaction or a copy-on-write copied keeps its original's), NaN where it inherits the file's.
    */
-  rowSequenceNumbers?: Float64Array;
+  rowSequenceNumbers?: Float64Array | undefined;
 }
 
 /** Rows that a deletion vector retired in a data file that stays in the table. */

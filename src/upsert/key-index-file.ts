@@ -33,7 +33,18 @@ const CRC_BYTES = 4;
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-export async function saveKeyIndex(index: KeyIndex, path: string): Promise<void> {
+/** A saved index file, known by its CRC and length: what a journal of it names (key-index-journal.ts). */
+export interface IndexFileIdentity {
+  crc: number;
+  byteLength: number;
+}
+
+export function indexFileIdentity(bytes: Uint8Array): IndexFileIdentity {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { crc: view.getUint32(bytes.length - CRC_BYTES, LITTLE_ENDIAN), byteLength: bytes.length };
+}
+
+export async function saveKeyIndex(index: KeyIndex, path: string): Promise<IndexFileIdentity> {
   const scope = utf8.encode(index.scope);
   const files = index.files.paths().map((p) => utf8.encode(p));
   const filesBytes = files.reduce((sum, f) => sum + 4 + f.length, 0);
@@ -67,6 +78,7 @@ export async function saveKeyIndex(index: KeyIndex, path: string): Promise<void>
     await rm(temporary, { force: true });
     throw error;
   }
+  return indexFileIdentity(bytes);
 }
 
 /** The index saved at `path` if it is intact and indexes `scope`, else undefined. */

@@ -12,6 +12,7 @@
 // reused by the same key or reclaimed at the next rehash.
 import { DataFileTable, NO_FILE } from "./data-file-table.ts";
 import { KEY_HASH_WORDS } from "./key-hash.ts";
+import type { KeyIndexChanges } from "./key-index-changes.ts";
 
 /** Words per entry, in a slot and in a saved index: 4 hash words, file ordinal, position low, high. */
 export const ENTRY_WORDS = 7;
@@ -55,6 +56,8 @@ export class KeyIndex {
    * them (plan-deletes.ts). Kept in memory only: the index is saved after that commit.
    */
   shadowedRows: { file: number; position: number }[] = [];
+  /** When set, receives every change to which row is a key's live row, for the journal of a saved index. */
+  changes: KeyIndexChanges | undefined;
 
   constructor(scope: string, snapshotId: bigint | null = null, expectedKeys = 0) {
     this.scope = scope;
@@ -133,6 +136,7 @@ export class KeyIndex {
     }
     if (!hadLiveRow) this.#size++;
     this.files.addEntry(file);
+    this.changes?.upsert(hashes, at, this.files.path(file), position);
     const w = slot * ENTRY_WORDS;
     this.#slots[w + FILE] = file;
     this.#slots[w + POSITION_LOW] = position >>> 0;
@@ -154,6 +158,7 @@ export class KeyIndex {
   remove(hashes: Uint32Array, index: number): boolean {
     const slot = this.#probe(hashes, index * KEY_HASH_WORDS);
     if (slot < 0) return false;
+    this.changes?.remove(hashes, index * KEY_HASH_WORDS);
     const file = this.#slots[slot * ENTRY_WORDS + FILE]!;
     const wasLive = this.files.live[file] === 1;
     if (wasLive) this.#size--;
@@ -167,6 +172,7 @@ export class KeyIndex {
   removeFile(path: string): number {
     const ordinal = this.files.remove(path);
     if (ordinal === undefined) return 0;
+    this.changes?.removeFile(path);
     const entries = this.files.entries(ordinal);
     this.#size -= entries;
     this.#reclaimable += entries;

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
+import { createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import { type Readers, restS3Table, startReaders } from "../../dev/readers.ts";
 import {
   startVendingProxy,
@@ -15,7 +15,7 @@ import {
   type VendingProxyOptions,
 } from "../../dev/services/credential-vending-proxy.ts";
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
-import { parseJob } from "../../src/config/load-job.ts";
+import { buildJob } from "./job-file.ts";
 import { waitUntil } from "./s3.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-s3-renewal-"));
@@ -64,18 +64,13 @@ export async function syncAcrossBrokenKeys(
     topic,
     Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, value: JSON.stringify({ id: i, note: `n${i}` }) })),
   );
-  const job = parseJob(
-    `
-name: ${name}
-source:
-  kafka: {bootstrap_servers: [${bootstrapServers}], topic_pattern: "^${topic}$"}
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${proxy.uri}}
-    target_engines: [duckdb, spark]
-streams:
-  ${topic}: {mode: append, table: events}
-`,
+  const job = buildJob(
+    {
+      name,
+      kafka: { topic_pattern: `^${topic}$` },
+      iceberg: { catalog: { type: "rest", uri: proxy.uri }, target_engines: ["duckdb", "spark"] },
+      streams: { [topic]: { mode: "append", table: "events" } },
+    },
     join(dir, `${label}.yaml`),
   );
   const syncing = syncJob(job, { stateDir: join(dir, label) });

@@ -1,4 +1,4 @@
-// Crash points inside a table commit, where src/sync/fault-points.ts cannot reach (iceberg/ knows
+// Crash points inside a table commit, where src/pipeline/fault-points.ts cannot reach (iceberg/ knows
 // nothing of the sync): preloaded into a `floe sync` child with `node --import`, this wraps the
 // write of the local and the S3 FileIO so that the process SIGKILLs itself at the n-th write of
 // one kind of file (counted over both).
@@ -13,8 +13,8 @@
 //            after    the whole file written
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { LocalFileIO, localPath } from "../../src/iceberg/io/local-file-io.ts";
-import { S3FileIO } from "../../src/iceberg/io/s3-file-io.ts";
+import { LocalFileIO, localPath } from "#src/iceberg/io/local-file-io.ts";
+import { S3FileIO } from "#src/iceberg/io/s3-file-io.ts";
 
 /** The kinds of file, by location; a manifest list's name starts with snap-. */
 export const WRITE_KINDS: Readonly<Record<string, RegExp>> = {

@@ -3,10 +3,10 @@
 // after a phase's sync, the sync's report and what each reader reads back of both tables. The
 // tests differ in where the tables live and which engines can read them; they pass readers.
 import assert from "node:assert/strict";
+import type { SyncReport } from "#src/pipeline/sync.ts";
 import { expected } from "../../demo/seed-walkthrough.ts";
 import { bootstrapServers } from "../../dev/kafka.ts";
 import type { Readers, Row, TableRef } from "../../dev/readers.ts";
-import type { SyncReport } from "../../src/sync/sync.ts";
 
 export type SeedTable = "customers" | "orders";
 

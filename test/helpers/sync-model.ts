@@ -8,11 +8,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProduceAcks, Producer } from "@platformatic/kafka";
+import { KafkaCluster } from "#src/kafka/connection.ts";
+import { listTopicPartitions } from "#src/kafka/discover.ts";
+import { planOffsets } from "#src/kafka/plan.ts";
 import { bootstrapServers } from "../../dev/kafka.ts";
 import type { SqlCatalogRef } from "../../dev/readers.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { listTopicPartitions } from "../../src/kafka/discover.ts";
-import { planOffsets } from "../../src/kafka/plan.ts";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Value = Record<string, Json>;
@@ -27,25 +27,25 @@ export interface ModelMessage {
 
 /** The offsets messages will get, partition by partition, in a topic only the model writes to. */
 export class OffsetCounter {
-  private readonly next = new Map<number, bigint>();
+  readonly #next = new Map<number, bigint>();
 
   assign(messages: readonly { partition: number; key: string | null; value: Value | null | string }[]): ModelMessage[] {
     return messages.map((m) => {
-      const offset = this.next.get(m.partition) ?? 0n;
-      this.next.set(m.partition, offset + 1n);
+      const offset = this.#next.get(m.partition) ?? 0n;
+      this.#next.set(m.partition, offset + 1n);
       return { ...m, offset };
     });
   }
 
   /** The offset the next message of the partition gets: the partition's end once all is produced. */
   end(partition: number): bigint {
-    return this.next.get(partition) ?? 0n;
+    return this.#next.get(partition) ?? 0n;
   }
 
   /** Messages produced so far, summed over partitions. */
   get total(): bigint {
     let sum = 0n;
-    for (const o of this.next.values()) sum += o;
+    for (const o of this.#next.values()) sum += o;
     return sum;
   }
 }
@@ -122,19 +122,19 @@ interface LiveRow {
  */
 export class UpsertModel {
   readonly live = new Map<string, LiveRow>();
-  private readonly partitionOfKey = new Map<string, number>();
+  readonly #partitionOfKey = new Map<string, number>();
 
-  private readonly keyOf: (m: ModelMessage) => string | null;
-  private readonly tombstonesDelete: boolean;
+  readonly #keyOf: (m: ModelMessage) => string | null;
+  readonly #tombstonesDelete: boolean;
 
   constructor(keyOf: (m: ModelMessage) => string | null, tombstonesDelete: boolean) {
-    this.keyOf = keyOf;
-    this.tombstonesDelete = tombstonesDelete;
+    this.#keyOf = keyOf;
+    this.#tombstonesDelete = tombstonesDelete;
   }
 
   /** The topic was deleted and re-created: its partitions are new ones, and a key may now be in another. */
   topicRecreated(): void {
-    this.partitionOfKey.clear();
+    this.#partitionOfKey.clear();
   }
 
   apply(batch: readonly ModelMessage[]): BatchFigures {
@@ -147,15 +147,15 @@ export class UpsertModel {
     const last = new Map<string, ModelMessage>();
     for (const m of batch) {
       if (typeof m.value === "string") continue; // a dead letter
-      if (m.value === null && !this.tombstonesDelete) {
+      if (m.value === null && !this.#tombstonesDelete) {
         figures.tombstonesIgnored++;
         continue;
       }
-      const key = this.keyOf(m);
+      const key = this.#keyOf(m);
       if (key === null) throw new Error("model: a message without a key");
-      const partition = this.partitionOfKey.get(key);
+      const partition = this.#partitionOfKey.get(key);
       if (partition !== undefined && partition !== m.partition) throw new Error(`model: key ${key} in two partitions`);
-      this.partitionOfKey.set(key, m.partition);
+      this.#partitionOfKey.set(key, m.partition);
       const seen = last.get(key);
       if (!seen || seen.offset < m.offset) last.set(key, m);
     }
@@ -254,16 +254,16 @@ export function modelColumns(columns: readonly string[]): string[] {
 /** A seeded generator (mulberry32): FLOE_SEED replays a failure. */
 export class Random {
   readonly seed: number;
-  private state: number;
+  #state: number;
 
   constructor(seed: number) {
     this.seed = seed;
-    this.state = seed >>> 0;
+    this.#state = seed >>> 0;
   }
 
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = this.#state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;

@@ -5,17 +5,18 @@
 //   const { catalog, table } = await createRestTable(namespace, "orders");
 //   await writeDataFiles(table, arrowRows(table, [{ id: 1n, name: "a", amount: 1.5 }]));
 import type * as arrow from "apache-arrow";
+import { type Catalog, isNoSuch } from "#src/iceberg/catalog/catalog.ts";
+import { loadCatalog } from "#src/iceberg/catalog/load-catalog.ts";
+import { connectRestCatalog, type RestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { ColumnBatchBuilder } from "#src/iceberg/parquet/column-batch.ts";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { currentSchema } from "#src/iceberg/spec/table-metadata.ts";
+import type { NestedField } from "#src/iceberg/spec/types.ts";
+import { Table } from "#src/iceberg/table.ts";
+import type { Job } from "#src/job/job.ts";
+import { catalogConfig } from "#src/pipeline/connect.ts";
 import type { Row } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import type { Job } from "../../src/config/job.ts";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
-import { connectRestCatalog, type RestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
-import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
-import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSchema } from "../../src/iceberg/spec/table-metadata.ts";
-import type { NestedField } from "../../src/iceberg/spec/types.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { catalogConfig } from "../../src/sync/connect.ts";
 
 /** id (long, required), name (string), amount (double). */
 export const narrowFields: readonly NestedField[] = [
@@ -57,5 +58,15 @@ export async function loadJobTable(job: Job, name: string): Promise<Table> {
     return await Table.load(catalog, { namespace: [job.namespace], name });
   } finally {
     await catalog.close();
+  }
+}
+
+/** The table, or undefined when the catalog has no table of that name. */
+export async function tableIfExists(catalog: Catalog, namespace: string, name: string): Promise<Table | undefined> {
+  try {
+    return await Table.load(catalog, { namespace: [namespace], name });
+  } catch (error) {
+    if (isNoSuch(error, "table")) return undefined;
+    throw error;
   }
 }

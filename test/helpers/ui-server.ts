@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { type Server, startServer } from "../../src/api/serve.ts";
+import { type Server, startServer } from "#src/api/serve.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: an answer is JSON, checked against the OpenAPI document
 export type Json = any;
@@ -39,7 +39,7 @@ export class UiClient {
     const response = await fetch(`${this.base}${path}`, {
       method,
       headers: h,
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      body: body === undefined ? null : typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await response.text();
     let parsed: unknown;
@@ -65,6 +65,45 @@ export class UiClient {
       if (r.body.status !== "running") return r.body;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+  }
+
+  /** Sync now of job `name`, awaited: its finished run, which must be complete. */
+  async syncNow(name: string): Promise<Json> {
+    const run = await this.finishedRun((await this.post(`/api/jobs/${name}/sync`)).body.runId);
+    assert.equal(run.status, "complete", JSON.stringify(run));
+    return run;
+  }
+
+  /**
+   * Source `source` (the local broker), destination `destination` (the REST fixture) and job
+   * `name` upserting `topic` by id into table `table`, made through the API as a UI user does.
+   */
+  async createRestUpsertJob(spec: {
+    name: string;
+    source: string;
+    destination: string;
+    topic: string;
+    table: string;
+    bootstrapServers: string;
+    restUri: string;
+  }): Promise<void> {
+    const source = await this.post("/api/sources", {
+      name: spec.source,
+      kafka: { bootstrap_servers: [spec.bootstrapServers] },
+    });
+    assert.equal(source.status, 201, source.text);
+    const destination = await this.post("/api/destinations", {
+      name: spec.destination,
+      iceberg: { catalog: { type: "rest", uri: spec.restUri } },
+    });
+    assert.equal(destination.status, 201, destination.text);
+    const job = await this.post("/api/jobs", {
+      name: spec.name,
+      source: spec.source,
+      destination: spec.destination,
+      streams: { [spec.topic]: { mode: "upsert", dedup_keys: ["id"], table: spec.table } },
+    });
+    assert.equal(job.status, 201, job.text);
   }
 
   /** Every recorded JSON answer matches the document's schema for its route and status. */

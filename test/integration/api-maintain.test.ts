@@ -30,32 +30,18 @@ after(async () => {
   await ui?.close();
 });
 
-async function syncNow(): Promise<void> {
-  const run = await api.finishedRun((await api.post(`/api/jobs/${name}/sync`)).body.runId);
-  assert.equal(run.status, "complete", JSON.stringify(run));
-}
+const syncNow = () => api.syncNow(name);
 
 test("health, Maintain now, and the run history's maintenance pass", async () => {
-  assert.equal(
-    (await api.post("/api/sources", { name: "local", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
-    201,
-  );
-  assert.equal(
-    (
-      await api.post("/api/destinations", {
-        name: "rest",
-        iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
-      })
-    ).status,
-    201,
-  );
-  const job = await api.post("/api/jobs", {
+  await api.createRestUpsertJob({
     name,
     source: "local",
     destination: "rest",
-    streams: { [`${prefix}customers`]: { mode: "upsert", dedup_keys: ["id"], table: "customers" } },
+    topic: `${prefix}customers`,
+    table: "customers",
+    bootstrapServers,
+    restUri: restCatalog.uri,
   });
-  assert.equal(job.status, 201, job.text);
   await producePhase(1, prefix);
   await syncNow();
   await producePhase(2, prefix);

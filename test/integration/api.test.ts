@@ -330,7 +330,7 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
     });
     assert.equal(imported.status, 201, imported.text);
     const [a, b] = [other.server.store.job(name), ui.server.store.job(name)];
-    assert.deepEqual([a.streams, a.namespace, a.consumerGroup], [b.streams, b.namespace, b.consumerGroup]);
+    assert.deepEqual([a.bindings, a.namespace, a.consumerGroup], [b.bindings, b.namespace, b.consumerGroup]);
     const again = await other.client.post("/api/jobs/import", { yaml: exported.text });
     assert.equal(again.status, 409);
     assert.equal((await other.client.get("/api/sources")).body.length, 1, "a refused import creates nothing");
@@ -417,7 +417,7 @@ test("a source with a schema registry and Avro / Protobuf streams: the same job 
     assert.equal(imported.status, 201, imported.text);
     const [a, b] = [other.server.store.job(registryName), ui.server.store.job(registryName)];
     assert.deepEqual(a.source.schemaRegistry, b.source.schemaRegistry);
-    assert.deepEqual(a.streams, b.streams);
+    assert.deepEqual(a.bindings, b.bindings);
     assert.equal((await other.client.get(`/api/jobs/${registryName}/export`)).text, exported.text);
     await other.client.checkAgainstOpenApi();
     for (const { path, answer } of other.client.answers) {

@@ -8,12 +8,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { inheritFromManifestFile } from "#src/iceberg/avro/inheritance.ts";
+import { readManifestList, writeManifestList } from "#src/iceberg/avro/manifest-list.ts";
+import { readManifest } from "#src/iceberg/avro/manifest-reader.ts";
+import { ManifestWriter } from "#src/iceberg/avro/manifest-writer.ts";
+import { type DataFile, EntryStatus, ManifestContent } from "#src/iceberg/spec/manifest.ts";
 import { readerEnv } from "../../dev/services/readers.ts";
-import { inheritFromManifestFile } from "../../src/iceberg/avro/inheritance.ts";
-import { readManifestList, writeManifestList } from "../../src/iceberg/avro/manifest-list.ts";
-import { readManifest } from "../../src/iceberg/avro/manifest-reader.ts";
-import { ManifestWriter } from "../../src/iceberg/avro/manifest-writer.ts";
-import { type DataFile, EntryStatus, ManifestContent } from "../../src/iceberg/spec/manifest.ts";
 import { big, dataFile, deletionVector, schema, spec } from "../unit/iceberg/avro/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-avro-"));

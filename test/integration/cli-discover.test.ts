@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { describeGroup, readGroupOffsets } from "#src/kafka/commit-offsets.ts";
 import { bootstrapServers, connectCluster, produce, TestTopics } from "../../dev/kafka.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
-import { describeGroup, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
 import { floe } from "../helpers/floe-cli.ts";
 
 const run = `disc${process.pid}_${Date.now()}`;

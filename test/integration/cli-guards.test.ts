@@ -12,9 +12,10 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
+import { TARGET_ENGINES } from "#src/job/target-engines.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
-import { TARGET_ENGINES } from "../../src/config/target-engines.ts";
 import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
+import { type IcebergSection, writeJobFile } from "../helpers/job-file.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const dir = mkdtempSync(join(tmpdir(), "floe-guards-"));
@@ -29,23 +30,18 @@ function floe(args: string[], options: { uid?: number; gid?: number } = {}): Pro
 function jobFile(
   name: string,
   kafka: string,
-  destination = `catalog: {type: sql, warehouse: ./warehouse_${name}}`,
+  catalog: IcebergSection["catalog"] = { type: "sql", warehouse: `./warehouse_${name}` },
   kafkaTimeouts = false,
 ) {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    `name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${kafka}]
-    topic_pattern: ^${topic}$
-${kafkaTimeouts ? "    connect_timeout: 2s\n    request_timeout: 2s\n" : ""}destination:
-  iceberg:
-    ${destination}
-`,
-  );
-  return file;
+  return writeJobFile(join(dir, `${name}.yaml`), {
+    name,
+    kafka: {
+      bootstrap_servers: [kafka],
+      topic_pattern: `^${topic}$`,
+      ...(kafkaTimeouts && { connect_timeout: "2s", request_timeout: "2s" }),
+    },
+    iceberg: { catalog },
+  });
 }
 
 /** A TCP server on 127.0.0.1 that accepts every connection and never sends a byte. */
@@ -100,11 +96,11 @@ test("a bootstrap server that accepts and never answers: sync and check fail aft
 test("a REST catalog that accepts and never answers: the sync fails after request_timeout, naming the URL and the call", async () => {
   const silent = await silentServer();
   try {
-    const file = jobFile(
-      "silent_catalog",
-      bootstrapServers,
-      `catalog: {type: rest, uri: "http://${silent.address}", request_timeout: 1s}`,
-    );
+    const file = jobFile("silent_catalog", bootstrapServers, {
+      type: "rest",
+      uri: `http://${silent.address}`,
+      request_timeout: "1s",
+    });
     for (const command of ["sync", "check"]) {
       const outcome = await floe([command, "--config", file]);
       assert.equal(outcome.code, 1, outcome.stderr);
@@ -129,11 +125,7 @@ test("a catalog URL that answers an HTML 404 page: not an Iceberg REST endpoint,
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   try {
-    const file = jobFile(
-      "html_catalog",
-      bootstrapServers,
-      `catalog: {type: rest, uri: "http://127.0.0.1:${port}/workspace"}`,
-    );
+    const file = jobFile("html_catalog", bootstrapServers, { type: "rest", uri: `http://127.0.0.1:${port}/workspace` });
     const outcome = await floe(["sync", "--config", file]);
     assert.equal(outcome.code, 1, outcome.stderr);
     assert.match(
@@ -164,7 +156,7 @@ test("a read-only warehouse directory: the error names the database path and wha
   chmodSync(dir, 0o755);
   chmodSync(shared, 0o755);
   chmodSync(warehouse, 0o555);
-  const file = jobFile("readonly", bootstrapServers, `catalog: {type: sql, warehouse: ${warehouse}}`);
+  const file = jobFile("readonly", bootstrapServers, { type: "sql", warehouse });
   chmodSync(file, 0o644);
   const asUser = asRoot ? { uid: 65534, gid: 65534 } : {};
   // nobody must reach node and floe's sources: a checkout in a private directory (mktemp -d
@@ -213,6 +205,7 @@ function openForTraversal(files: readonly string[]): { path: string; mode: numbe
 
 test("an invalid topic_pattern exits 2 naming source.kafka.topic_pattern", async () => {
   const file = join(dir, "bad_pattern.yaml");
+  // Written as text: the message names the line and column of the key.
   writeFileSync(
     file,
     `name: bad_pattern
@@ -237,6 +230,7 @@ streams:
 
 test("an unknown name in target_engines exits 2 listing the known engines", async () => {
   const file = join(dir, "bad_engine.yaml");
+  // Written as text: the message names the line and column of the misspelt engine.
   writeFileSync(
     file,
     `name: bad_engine

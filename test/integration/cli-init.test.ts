@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { loadJob } from "#src/job/load-job.ts";
 import { produce, TestTopics } from "../../dev/kafka.ts";
-import { loadJob } from "../../src/config/load-job.ts";
 import { floe } from "../helpers/floe-cli.ts";
 
 const run = `init${process.pid}_${Date.now()}`;

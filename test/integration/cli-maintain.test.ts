@@ -12,17 +12,17 @@ import { utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Admin } from "@platformatic/kafka";
+import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { parseJob } from "#src/job/load-job.ts";
+import { acquireJobLock } from "#src/runtime/job-lock.ts";
+import { jobStateDir } from "#src/runtime/state-paths.ts";
+import { type RunRecord, RunStore } from "#src/state/run-store.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
-import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { acquireJobLock } from "../../src/service/job-lock.ts";
-import { jobStateDir } from "../../src/service/state-paths.ts";
-import { type RunRecord, RunStore } from "../../src/state/run-store.ts";
 import { floe } from "../helpers/floe-cli.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
@@ -199,7 +199,7 @@ test("floe maintain: dry run, then a pass that compacts, expires and removes orp
 });
 
 test("a floe sync that commits DVs on files while the compaction runs loses none of them", async () => {
-  const { maintainTable } = await import("../../src/sync/maintain.ts");
+  const { maintainTable } = await import("#src/pipeline/maintain.ts");
   for (let i = 0; i < 5; i++) await syncBatch(`before the race ${i}`, 30);
   const table = await loadTable();
   let raced = 0;

@@ -3,14 +3,15 @@
 // with --json, not a byte of it. Against the real broker and REST catalog; the tables the syncs
 // wrote are read back through DuckDB, PyIceberg and Spark.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, produce, TestTopics } from "../../dev/kafka.ts";
+import { produce, TestTopics } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { floe, floeInTerminal } from "../helpers/floe-cli.ts";
+import { writeJobFile } from "../helpers/job-file.ts";
 
 const run = `prog${process.pid}_${Date.now()}`;
 const name = `${run}`;
@@ -49,18 +50,11 @@ before(async () => {
   empty = await topics.create("empty");
   await produceIds(big, 3000, 2);
   await produceIds(small, 500);
-  writeFileSync(
-    file,
-    `name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${run}-(big|small|empty)$
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-`,
-  );
+  writeJobFile(file, {
+    name,
+    kafka: { topic_pattern: `^${run}-(big|small|empty)$` },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+  });
 });
 after(async () => {
   await readers?.close();
@@ -133,20 +127,12 @@ test("on a terminal with --json: no bar, the JSON report alone", async () => {
 
 test("on a terminal, a failing sync: the bars end, the error follows", async () => {
   const bad = join(dir, "bad.yaml");
-  writeFileSync(
-    bad,
-    `name: ${name}_bad
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${run}-small$
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-streams:
-  ${small}: {mode: upsert, dedup_keys: [missing], on_error: fail}
-`,
-  );
+  writeJobFile(bad, {
+    name: `${name}_bad`,
+    kafka: { topic_pattern: `^${run}-small$` },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    streams: { [small]: { mode: "upsert", dedup_keys: ["missing"], on_error: "fail" } },
+  });
   const { code, stdout } = await floeInTerminal(["sync", "--config", bad]);
   assert.equal(code, 1, stdout);
   assert.match(lastLine(stdout, small), /failed$/);

@@ -11,15 +11,15 @@ import {
   generateBlobSASQueryParameters,
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
+import { azureClientConfig } from "#src/iceberg/io/azure-config.ts";
+import { AzureFileIO } from "#src/iceberg/io/azure-file-io.ts";
+import { parseAzureLocation } from "#src/iceberg/io/azure-location.ts";
+import type { FileIO, StorageProperties } from "#src/iceberg/io/file-io.ts";
+import { gcsClientConfig } from "#src/iceberg/io/gcs-config.ts";
+import { GcsFileIO } from "#src/iceberg/io/gcs-file-io.ts";
+import { StorageError } from "#src/iceberg/io/storage-error.ts";
 import { azurite, azuriteClient, azuriteService } from "../../dev/services/azurite.ts";
 import { fakeGcs, fakeGcsService, gcsObjectNames } from "../../dev/services/fake-gcs-server.ts";
-import { azureClientConfig } from "../../src/iceberg/io/azure-config.ts";
-import { AzureFileIO } from "../../src/iceberg/io/azure-file-io.ts";
-import { parseAzureLocation } from "../../src/iceberg/io/azure-location.ts";
-import type { FileIO, StorageProperties } from "../../src/iceberg/io/file-io.ts";
-import { gcsClientConfig } from "../../src/iceberg/io/gcs-config.ts";
-import { GcsFileIO } from "../../src/iceberg/io/gcs-file-io.ts";
-import { StorageError } from "../../src/iceberg/io/storage-error.ts";
 
 const run = `${process.pid}-${Date.now()}`;
 const KIB = 1024;

@@ -13,11 +13,11 @@ import {
   generateBlobSASQueryParameters,
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
+import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { adlfsPython } from "../../dev/services/adlfs-reader.ts";
 import { azurite, azuriteClient, azuriteService } from "../../dev/services/azurite.ts";
 import { fakeGcs, fakeGcsService, gcsObjectNames } from "../../dev/services/fake-gcs-server.ts";
-import { parseJob } from "../../src/config/load-job.ts";
 import { pyicebergRows } from "../helpers/pyiceberg-read.ts";
 import { assertSeedWalkthrough, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";

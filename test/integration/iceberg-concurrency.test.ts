@@ -12,25 +12,25 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type Readers, type Row, restTable, startReaders, type TableRef } from "../../dev/readers.ts";
-import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import {
   type Catalog,
   CommitConflictError,
   type LoadedTable,
   type TableCreation,
   type TableIdentifier,
-} from "../../src/iceberg/catalog/catalog.ts";
-import { connectRestCatalog } from "../../src/iceberg/catalog/rest-catalog.ts";
-import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
-import { ValidationError } from "../../src/iceberg/commit/validation-error.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import type { DataFile } from "../../src/iceberg/spec/manifest.ts";
-import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSnapshot, snapshotById } from "../../src/iceberg/spec/table-metadata.ts";
-import type { TableRequirement, TableUpdate } from "../../src/iceberg/spec/table-update.ts";
-import { Table } from "../../src/iceberg/table.ts";
+} from "#src/iceberg/catalog/catalog.ts";
+import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { openSqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
+import { ValidationError } from "#src/iceberg/commit/validation-error.ts";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import type { DataFile } from "#src/iceberg/spec/manifest.ts";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { currentSnapshot, snapshotById } from "#src/iceberg/spec/table-metadata.ts";
+import type { TableRequirement, TableUpdate } from "#src/iceberg/spec/table-update.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { type Readers, type Row, restTable, startReaders, type TableRef } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { arrowRows, byId } from "../helpers/tables.ts";
 
 let readers: Readers;

@@ -10,12 +10,12 @@
 // exactly the model. floe writes one Puffin file per DV, as DuckDB itself does.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { listDeletionVectors } from "#src/iceberg/puffin/deletion-vector-file.ts";
+import { readManifestEntries, readManifestList } from "#src/iceberg/scan/read-manifests.ts";
+import { isDeletionVector } from "#src/iceberg/spec/manifest.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { listDeletionVectors } from "../../src/iceberg/puffin/deletion-vector-file.ts";
-import { readManifestEntries, readManifestList } from "../../src/iceberg/scan/read-manifests.ts";
-import { isDeletionVector } from "../../src/iceberg/spec/manifest.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { arrowRows, byId, createRestTable } from "../helpers/tables.ts";
 
 const namespace = `dvfiles_${process.pid}_${Date.now()}`;

@@ -8,16 +8,16 @@
 import assert from "node:assert/strict";
 import { utimes } from "node:fs/promises";
 import { after, before, test } from "node:test";
+import { openSqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
+import { reachableLocations } from "#src/iceberg/commit/delete-orphan-files.ts";
+import { RewriteConflictError } from "#src/iceberg/commit/rewrite-files.ts";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { readManifestList } from "#src/iceberg/scan/read-manifests.ts";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import { Table } from "#src/iceberg/table.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
-import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
-import { reachableLocations } from "../../src/iceberg/commit/delete-orphan-files.ts";
-import { RewriteConflictError } from "../../src/iceberg/commit/rewrite-files.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import { readManifestList } from "../../src/iceberg/scan/read-manifests.ts";
-import { unpartitioned } from "../../src/iceberg/spec/partition-spec.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
 import { syncWorkspace } from "../helpers/sync-model.ts";
 import { arrowRows, byId, createRestTable, narrowFields } from "../helpers/tables.ts";
 

@@ -16,7 +16,7 @@ async function call(method: string, path: string, body?: unknown): Promise<Respo
   return fetch(`${api}${path}`, {
     method,
     headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
 }
 

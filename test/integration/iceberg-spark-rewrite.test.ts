@@ -4,10 +4,10 @@
 // upserts others, and DuckDB, PyIceberg and Spark read exactly the expected rows.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { arrowRows, byId, createRestTable } from "../helpers/tables.ts";
 
 const namespace = `rewrite_${process.pid}_${Date.now()}`;

@@ -3,10 +3,10 @@
 // first), add a column, and read every state back through DuckDB, PyIceberg and Spark.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { planFiles } from "../../src/iceberg/scan/plan-files.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
 import { arrowRows, createRestTable } from "../helpers/tables.ts";
 
 const namespace = `writer_${process.pid}_${Date.now()}`;

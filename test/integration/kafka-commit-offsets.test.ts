@@ -4,14 +4,14 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { Consumer } from "@platformatic/kafka";
-import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import {
   ConsumerGroupActiveError,
   commitGroupOffsets,
   describeGroup,
   readGroupOffsets,
-} from "../../src/kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../../src/kafka/connection.ts";
+} from "#src/kafka/commit-offsets.ts";
+import type { KafkaCluster } from "#src/kafka/connection.ts";
+import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 
 const run = `floe-it-commit-${randomUUID().slice(0, 8)}`;
 const orders = `${run}-orders`;

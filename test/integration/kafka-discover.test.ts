@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
+import { parseJob } from "#src/job/load-job.ts";
+import { selectTopics } from "#src/job/topics.ts";
+import { commitGroupOffsets } from "#src/kafka/commit-offsets.ts";
+import type { KafkaCluster } from "#src/kafka/connection.ts";
+import { listTopicPartitions, listTopics } from "#src/kafka/discover.ts";
 import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../../dev/kafka.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { selectTopics } from "../../src/config/topics.ts";
-import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../../src/kafka/connection.ts";
-import { listTopicPartitions, listTopics } from "../../src/kafka/discover.ts";
 
 const run = `floe_it_discover_${randomUUID().slice(0, 8)}`;
 const orders = `${run}_orders`;

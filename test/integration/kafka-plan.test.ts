@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
+import { commitGroupOffsets } from "#src/kafka/commit-offsets.ts";
+import type { KafkaCluster } from "#src/kafka/connection.ts";
+import { planOffsets } from "#src/kafka/plan.ts";
 import { bootstrapServers, connectCluster, produce, TestTopics } from "../../dev/kafka.ts";
-import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../../src/kafka/connection.ts";
-import { planOffsets } from "../../src/kafka/plan.ts";
 
 const run = `floe-it-plan-${randomUUID().slice(0, 8)}`;
 const topics = new TestTopics(run);

@@ -7,11 +7,11 @@ import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
 import { after, before, test } from "node:test";
 import { Admin, ProduceAcks, Producer } from "@platformatic/kafka";
+import { commitGroupOffsets } from "#src/kafka/commit-offsets.ts";
+import type { KafkaCluster } from "#src/kafka/connection.ts";
+import { planOffsets } from "#src/kafka/plan.ts";
+import { type KafkaMessage, KafkaReadError, readPartitions } from "#src/kafka/read.ts";
 import { bootstrapServers, connectCluster, produce, type TestMessage, TestTopics } from "../../dev/kafka.ts";
-import { commitGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../../src/kafka/connection.ts";
-import { planOffsets } from "../../src/kafka/plan.ts";
-import { type KafkaMessage, KafkaReadError, readPartitions } from "../../src/kafka/read.ts";
 
 const run = `floe-it-read-${randomUUID().slice(0, 8)}`;
 const topics = new TestTopics(run);

@@ -10,11 +10,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { parseJob } from "#src/job/load-job.ts";
 import { createTopic, produce } from "../../dev/kafka.ts";
 import { type Mechanism, principalOf, secureAdmin, secureServers, sourceYaml } from "../../dev/kafka-secure.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { floeUser } from "../../dev/services/kafka-secure/config.ts";
-import { parseJob } from "../../src/config/load-job.ts";
 import { grantSyncAcls, secureJobYaml } from "../helpers/secure-kafka.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 

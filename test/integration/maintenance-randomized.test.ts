@@ -16,13 +16,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import pino from "pino";
-import { bootstrapServers, createTopic, deleteTopic, plainBroker, produce, withAdmin } from "../../dev/kafka.ts";
+import { currentSchema } from "#src/iceberg/spec/table-metadata.ts";
+import type { Job } from "#src/job/job.ts";
+import { recordMaintenance } from "#src/runtime/recorded-maintenance.ts";
+import { createTopic, deleteTopic, plainBroker, produce, withAdmin } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import type { Job } from "../../src/config/job.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { currentSchema } from "../../src/iceberg/spec/table-metadata.ts";
-import { runMaintenance } from "../../src/service/run-maintenance.ts";
+import { buildJob, type JobFileSpec, type StreamSection } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { loadJobTable } from "../helpers/tables.ts";
 
@@ -35,31 +35,27 @@ const KEYS = 60;
 const logger = pino({ level: "silent" });
 
 /** floe's maintenance with thresholds low enough to act on a small table; orphans older than an hour. */
-const maintenance = `
-maintenance:
-  interval: 1s
-  compaction: {min_input_files: 2, delete_ratio: 0.1}
-  snapshots: {retain_last: 2, max_age: 1s}
-  manifests: {max_count: 3}
-  orphans: {older_than: 1h}`;
+const maintenance: JobFileSpec["maintenance"] = {
+  interval: "1s",
+  compaction: { min_input_files: 2, delete_ratio: 0.1 },
+  snapshots: { retain_last: 2, max_age: "1s" },
+  manifests: { max_count: 3 },
+  orphans: { older_than: "1h" },
+};
 
 function job(kind: "upsert" | "append"): Job {
-  const stream =
-    kind === "upsert" ? "mode: upsert, table: accounts, dedup_keys: [_kafka_key]" : "mode: append, table: events";
-  return parseJob(
-    `
-name: maintrand_${kind}_${run}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${topics[kind]}$
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-streams:
-  ${topics[kind]}: {${stream}}
-${maintenance}
-`,
+  const stream: StreamSection =
+    kind === "upsert"
+      ? { mode: "upsert", table: "accounts", dedup_keys: ["_kafka_key"] }
+      : { mode: "append", table: "events" };
+  return buildJob(
+    {
+      name: `maintrand_${kind}_${run}`,
+      kafka: { topic_pattern: `^${topics[kind]}$` },
+      iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+      streams: { [topics[kind]]: stream },
+      maintenance,
+    },
     join(stateDir, `${kind}.yaml`),
   );
 }
@@ -178,7 +174,7 @@ test(`randomized syncs, floe maintenance and Spark as another writer keep every 
     );
   };
   const floeMaintain = async (j: Job) => {
-    const pass = await runMaintenance(j, { store: undefined, logger, trigger: "manual" });
+    const pass = await recordMaintenance(j, { store: undefined, logger, trigger: "manual" });
     assert.notEqual(
       pass.record.outcome,
       "failed",

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { parquetMetadata } from "hyparquet";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { errorKind } from "#src/iceberg/errors.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { errorKind } from "../../src/iceberg/errors.ts";
 import { arrowRows, createRestTable } from "../helpers/tables.ts";
 
 const run = `codecs_${process.pid}_${Date.now()}`;

@@ -15,13 +15,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { ColumnBatchBuilder } from "#src/iceberg/parquet/column-batch.ts";
+import { type WrittenDataFile, writeDataFiles } from "#src/iceberg/parquet/data-file-writer.ts";
+import { readKeyColumns } from "#src/iceberg/parquet/key-column-reader.ts";
+import { type Schema, schemaFromJson, schemaToJson } from "#src/iceberg/spec/schema.ts";
+import { decimal, fixed, type NestedField } from "#src/iceberg/spec/types.ts";
 import { root } from "../../dev/services/lib.ts";
 import { readerEnv, readers } from "../../dev/services/readers.ts";
-import { ColumnBatchBuilder } from "../../src/iceberg/parquet/column-batch.ts";
-import { type WrittenDataFile, writeDataFiles } from "../../src/iceberg/parquet/data-file-writer.ts";
-import { readKeyColumns } from "../../src/iceberg/parquet/key-column-reader.ts";
-import { type Schema, schemaFromJson, schemaToJson } from "../../src/iceberg/spec/schema.ts";
-import { decimal, fixed, type NestedField } from "../../src/iceberg/spec/types.ts";
+import { everyTypeRows } from "../fixtures/every-type-rows.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-parquet-readers-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,43 +81,7 @@ const allSchema: Schema = {
   ],
 };
 
-const records: Record<string, unknown>[] = [
-  {
-    id: 1n,
-    name: "héllo wörld, this is long",
-    n: -7,
-    f: 1.5,
-    d: Number.NaN,
-    b: true,
-    day: 19000,
-    ts: 1_700_000_000_123_456n,
-    tstz: 1_700_000_000_123_456n,
-    u: "0192d8f4-1c6e-7b8a-9c3d-1234567890ab",
-    dec9: -12345n,
-    dec18: 123456789012345n,
-    dec38: -(10n ** 30n) + 7n,
-    bin: Uint8Array.of(0, 255, 3),
-    fx: Uint8Array.of(1, 2, 3, 4),
-    tags: ["a", null, "c"],
-    attrs: { x: 1, y: null },
-    loc: { lat: 1.5, label: "zz" },
-    t: 3_600_000_000,
-    tsns: 1_700_000_000_123_456_789n,
-  },
-  { id: -5, f: -0, d: -2.5, tstz: -1, u: "0192d8f4-0000-7b8a-9c3d-1234567890ab", loc: null },
-  {
-    id: 3,
-    name: "abc\u{1f600}",
-    n: 2147483647,
-    f: Number.NaN,
-    d: 0,
-    b: false,
-    tags: [],
-    attrs: new Map([["k", 7n]]),
-    loc: { lat: -0, label: null },
-    dec38: 10n ** 37n,
-  },
-];
+const records = everyTypeRows;
 
 function write(schema: Schema, name: string): WrittenDataFile {
   const batch = new ColumnBatchBuilder(schema);

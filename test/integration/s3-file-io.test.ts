@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { s3ClientConfig } from "#src/iceberg/io/s3-config.ts";
+import { S3FileIO } from "#src/iceberg/io/s3-file-io.ts";
+import { StorageError } from "#src/iceberg/io/storage-error.ts";
 import { minio } from "../../dev/services/minio.ts";
 import { versitygw, versitygwService } from "../../dev/services/versitygw.ts";
-import { s3ClientConfig } from "../../src/iceberg/io/s3-config.ts";
-import { S3FileIO } from "../../src/iceberg/io/s3-file-io.ts";
-import { StorageError } from "../../src/iceberg/io/storage-error.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";
 

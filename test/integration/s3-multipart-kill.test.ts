@@ -7,16 +7,17 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { bootstrapServers, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
+import { createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import { type Readers, restS3Table, startReaders } from "../../dev/readers.ts";
 import { startVendingProxy, type VendingProxy } from "../../dev/services/credential-vending-proxy.ts";
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../../dev/services/minio.ts";
+import { envRef, writeJobFile } from "../helpers/job-file.ts";
 import { abortUpload, objectKeys, uploadedParts } from "../helpers/s3.ts";
 import { type HoldProxy, startHoldProxy } from "../helpers/s3-hold-proxy.ts";
 
@@ -55,21 +56,15 @@ after(async () => {
 });
 
 const jobPath = join(dir, "job.yaml");
-writeFileSync(
-  jobPath,
-  `
-name: ${name}
-source:
-  kafka: {bootstrap_servers: [${bootstrapServers}], topic_pattern: "^${topic}$"}
-destination:
-  iceberg:
-    catalog: {type: rest, uri: "\${CATALOG_URI}"}
-    storage:
-      s3: {endpoint: "\${S3_ENDPOINT}", region: ${minio.region}, part_size_bytes: 5242880}
-streams:
-  ${topic}: {mode: append, table: blobs}
-`,
-);
+writeJobFile(jobPath, {
+  name,
+  kafka: { topic_pattern: `^${topic}$` },
+  iceberg: {
+    catalog: { type: "rest", uri: envRef("CATALOG_URI") },
+    storage: { s3: { endpoint: envRef("S3_ENDPOINT"), region: minio.region, part_size_bytes: 5242880 } },
+  },
+  streams: { [topic]: { mode: "append", table: "blobs" } },
+});
 
 function sync(): {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;

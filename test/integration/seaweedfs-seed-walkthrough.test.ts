@@ -11,10 +11,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { type Readers, seaweedfsTable, startReaders } from "../../dev/readers.ts";
 import { seaweedfs } from "../../dev/services/seaweedfs.ts";
-import { parseJob } from "../../src/config/load-job.ts";
 import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 

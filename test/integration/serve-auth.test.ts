@@ -1,5 +1,5 @@
 // `floe serve` started as an operator starts it (a child process), for what its login and its
-// transport promise: the README's `--listen 0.0.0.0:...` on a fresh state directory starts; a
+// transport promise: docs/commands.md's `--listen 0.0.0.0:...` on a fresh state directory starts; a
 // changed FLOE_UI_PASSWORD replaces the stored one (the old one stops working); a login's scrypt
 // does not hold the event loop (the API answers while wrong logins hash); wrong passwords get a
 // backoff (429 with Retry-After) that no right password skips and guesses sent at once do not
@@ -47,7 +47,7 @@ async function login(base: string, password: string, headers: Record<string, str
   });
 }
 
-test("the README's --listen 0.0.0.0 with FLOE_UI_PASSWORD starts on a fresh state directory", async () => {
+test("docs/commands.md's --listen 0.0.0.0 with FLOE_UI_PASSWORD starts on a fresh state directory", async () => {
   const stateDir = join(tempDir(), "not", "made", "yet");
   const first = await serve(["--state-dir", stateDir, "--listen", "0.0.0.0:0"], { FLOE_UI_PASSWORD: PASSWORD });
   assert.equal((await login(local(first.url), PASSWORD)).status, 200);

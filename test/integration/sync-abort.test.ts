@@ -8,13 +8,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { isNoSuch } from "#src/iceberg/catalog/catalog.ts";
+import { openSqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { committedOffsets } from "#src/pipeline/snapshot-offsets.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { NoSuchTableError } from "../../src/iceberg/catalog/catalog.ts";
-import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
@@ -37,24 +37,21 @@ type TableName = keyof typeof topics;
 const tableNames = Object.keys(topics) as TableName[];
 const columns: Record<TableName, string[]> = { app: ["seq"], kv: ["name", "n"] };
 
-const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(app|kv)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 3
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: ${warehouse}}
-    target_engines: [duckdb, spark]
-streams:
-  ${topics.app}: {mode: append, table: app}
-  ${topics.kv}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
-`,
+const job = buildJob(
+  {
+    name,
+    kafka: {
+      consumer_group: `floe_${name}`,
+      topic_pattern: `^${prefix}(app|kv)$`,
+      security: { protocol: "PLAINTEXT" },
+      max_threads: 3,
+    },
+    iceberg: { catalog: { type: "sql", warehouse }, target_engines: ["duckdb", "spark"] },
+    streams: {
+      [topics.app]: { mode: "append", table: "app" },
+      [topics.kv]: { mode: "upsert", dedup_keys: ["_kafka_key"], table: "kv" },
+    },
+  },
   join(dir, "job.yaml"),
 );
 
@@ -75,7 +72,7 @@ async function tableOffsets(t: TableName): Promise<Map<number, bigint>> {
   try {
     const table = await Table.load(catalog, { namespace: [namespace], name: t }).catch((error: unknown) => {
       // A stream the aborted sync read nothing of has no table yet.
-      if (error instanceof NoSuchTableError) return undefined;
+      if (isNoSuch(error, "table")) return undefined;
       throw error;
     });
     return (table && committedOffsets(table.metadata, t).get(topics[t])) ?? new Map();

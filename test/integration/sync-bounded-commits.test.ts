@@ -6,10 +6,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, produce } from "../../dev/kafka.ts";
+import { createTopic, produce } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { parseJob } from "../../src/config/load-job.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `bounded${process.pid}_${Date.now()}`;
@@ -17,21 +17,16 @@ const namespace = `${run}_topics`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-bounded-"));
 const partitions = 3;
 
-const job = parseJob(
-  `
-name: ${run}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ${run}_(latest|events)
-    max_threads: 3
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-streams:
-  ${run}_latest: {mode: upsert, dedup_keys: [id], table: latest}
-  ${run}_events: {mode: append, table: events}
-`,
+const job = buildJob(
+  {
+    name: run,
+    kafka: { topic_pattern: `${run}_(latest|events)`, max_threads: 3 },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    streams: {
+      [`${run}_latest`]: { mode: "upsert", dedup_keys: ["id"], table: "latest" },
+      [`${run}_events`]: { mode: "append", table: "events" },
+    },
+  },
   join(stateDir, "job.yaml"),
 );
 

@@ -14,10 +14,11 @@
 // second process of the same state directory exits at once naming the holder, or waits.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { acquireJobLock } from "#src/runtime/job-lock.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import {
   type CatalogRef,
   type Readers,
@@ -31,7 +32,7 @@ import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../../dev/services/minio.ts";
 import { seaweedfs } from "../../dev/services/seaweedfs.ts";
-import { acquireJobLock } from "../../src/service/job-lock.ts";
+import { type IcebergSection, writeJobFile } from "../helpers/job-file.ts";
 import {
   AppendModel,
   modelColumns,
@@ -115,23 +116,32 @@ function workspace(kind: string, catalog: CatalogKind) {
   const ws = syncWorkspace(kind);
   const topic = `${ws.name}_t`;
   topics.push(topic);
-  const catalogYaml = {
-    sql: `{type: sql, warehouse: ${ws.warehouse}}`,
-    rest: `{type: rest, uri: ${restCatalog.uri}}`,
-    seaweedfs: `{type: rest, uri: ${seaweedfs.catalogUri}, warehouse: "s3://${seaweedfs.tableBucket}", client_id: ${seaweedfs.accessKeyId}, client_secret: ${seaweedfs.secretAccessKey}}
-    storage:
-      s3: {endpoint: ${seaweedfs.s3Endpoint}, region: ${seaweedfs.region}}`,
-    "rest-s3": `{type: rest, uri: ${proxy.uri}}
-    storage:
-      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}}`,
-  }[catalog];
+  const destinations: Record<typeof catalog, Partial<IcebergSection>> = {
+    sql: { catalog: { type: "sql", warehouse: ws.warehouse } },
+    rest: { catalog: { type: "rest", uri: restCatalog.uri } },
+    seaweedfs: {
+      catalog: {
+        type: "rest",
+        uri: seaweedfs.catalogUri,
+        warehouse: `s3://${seaweedfs.tableBucket}`,
+        client_id: seaweedfs.accessKeyId,
+        client_secret: seaweedfs.secretAccessKey,
+      },
+      storage: { s3: { endpoint: seaweedfs.s3Endpoint, region: seaweedfs.region } },
+    },
+    "rest-s3": {
+      catalog: { type: "rest", uri: proxy.uri },
+      storage: { s3: { endpoint: minio.endpoint, region: minio.region } },
+    },
+  };
+  const destination = destinations[catalog];
   const catalogRef: CatalogRef = {
     sql: ws.catalogRef,
     rest: testRestCatalog,
     "rest-s3": testRestS3Catalog,
     seaweedfs: testSeaweedfsCatalog,
   }[catalog];
-  return { ...ws, topic, catalogYaml, catalogRef, jobPath: join(ws.dir, "job.yaml") };
+  return { ...ws, topic, destination, catalogRef, jobPath: join(ws.dir, "job.yaml") };
 }
 
 for (const catalog of ["sql", "rest", "rest-s3", "seaweedfs"] as const) {
@@ -142,23 +152,12 @@ for (const catalog of ["sql", "rest", "rest-s3", "seaweedfs"] as const) {
       );
       const ws = workspace(`conc_${mode}_${catalog.replace("-", "")}`, catalog);
       await createTopic(ws.topic, PARTITIONS);
-      writeFileSync(
-        ws.jobPath,
-        `
-name: ${ws.name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${ws.topic}$
-    max_threads: ${PARTITIONS}
-destination:
-  iceberg:
-    catalog: ${ws.catalogYaml}
-    target_engines: [duckdb, spark]
-streams:
-  ${ws.topic}: {mode: ${mode}, table: t${mode === "upsert" ? ", dedup_keys: [id]" : ""}}
-`,
-      );
+      writeJobFile(ws.jobPath, {
+        name: ws.name,
+        kafka: { topic_pattern: `^${ws.topic}$`, max_threads: PARTITIONS },
+        iceberg: { ...ws.destination, target_engines: ["duckdb", "spark"] },
+        streams: { [ws.topic]: { mode, table: "t", ...(mode === "upsert" && { dedup_keys: ["id"] }) } },
+      });
       const counter = new OffsetCounter();
       const appendModel = new AppendModel();
       const upsertModel = new UpsertModel((m) => String((m.value as { id: number }).id), false);
@@ -232,21 +231,12 @@ streams:
 test("a second sync of a job that is running exits at once naming the process, or waits with --wait", async () => {
   const ws = workspace("conc_lock", "sql");
   await createTopic(ws.topic, 1);
-  writeFileSync(
-    ws.jobPath,
-    `
-name: ${ws.name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${ws.topic}$
-destination:
-  iceberg:
-    catalog: ${ws.catalogYaml}
-streams:
-  ${ws.topic}: {mode: append, table: t}
-`,
-  );
+  writeJobFile(ws.jobPath, {
+    name: ws.name,
+    kafka: { topic_pattern: `^${ws.topic}$` },
+    iceberg: ws.destination,
+    streams: { [ws.topic]: { mode: "append", table: "t" } },
+  });
   const counter = new OffsetCounter();
   const model = new AppendModel();
   const batch = counter.assign(Array.from({ length: 50 }, (_, i) => ({ partition: 0, key: null, value: { seq: i } })));
@@ -285,22 +275,12 @@ streams:
 async function upsertJob(kind: string) {
   const ws = workspace(kind, "rest");
   await createTopic(ws.topic, 2);
-  writeFileSync(
-    ws.jobPath,
-    `
-name: ${ws.name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${ws.topic}$
-destination:
-  iceberg:
-    catalog: ${ws.catalogYaml}
-    target_engines: [duckdb, spark]
-streams:
-  ${ws.topic}: {mode: upsert, table: t, dedup_keys: [id]}
-`,
-  );
+  writeJobFile(ws.jobPath, {
+    name: ws.name,
+    kafka: { topic_pattern: `^${ws.topic}$` },
+    iceberg: { ...ws.destination, target_engines: ["duckdb", "spark"] },
+    streams: { [ws.topic]: { mode: "upsert", table: "t", dedup_keys: ["id"] } },
+  });
   const counter = new OffsetCounter();
   const model = new UpsertModel((m) => String((m.value as { id: number }).id), false);
   const random = new Random(seed);

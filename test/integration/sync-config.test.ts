@@ -14,6 +14,7 @@ import { Admin } from "@platformatic/kafka";
 import { bootstrapServers, createTopic, deleteTopic, produce, type TestMessage } from "../../dev/kafka.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
+import { type StreamSection, writeJobFile } from "../helpers/job-file.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const dir = mkdtempSync(join(tmpdir(), "floe-cli-"));
@@ -22,6 +23,10 @@ function floe(args: string[], env: Record<string, string> = {}): Promise<FloeOut
   return runFloe(args, { cwd: dir, env: { ...process.env, ...env }, timeoutMs: 120_000 });
 }
 
+/**
+ * A job file written as text, for the tests whose subject is the text: the line and column of a
+ * problem, YAML that does not parse, a secret as a YAML number, ${VAR} interpolation.
+ */
 function jobFile(name: string, text: string): string {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, text);
@@ -29,22 +34,13 @@ function jobFile(name: string, text: string): string {
 }
 
 /** A job over one topic into the embedded warehouse beside the job file. */
-function simpleJob(name: string, topic: string, stream = "mode: append", extra = ""): string {
-  return jobFile(
+function simpleJob(name: string, topic: string, stream: StreamSection = { mode: "append" }): string {
+  return writeJobFile(join(dir, `${name}.yaml`), {
     name,
-    `name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${topic}$
-    max_threads: 2
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: ./warehouse_${name}}
-streams:
-  ${topic}: {${stream}}
-${extra}`,
-  );
+    kafka: { topic_pattern: `^${topic}$`, max_threads: 2 },
+    iceberg: { catalog: { type: "sql", warehouse: `./warehouse_${name}` } },
+    streams: { [topic]: stream },
+  });
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -107,18 +103,11 @@ streams:
 test("a topic_pattern that matches nothing exits 2 listing the topics seen", async () => {
   const seen = `cli${run}_seen`;
   await createTopic(seen);
-  const file = jobFile(
-    "nothing",
-    `name: nothing
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^cli${run}_nothing_.*$
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: ./warehouse_nothing}
-`,
-  );
+  const file = writeJobFile(join(dir, "nothing.yaml"), {
+    name: "nothing",
+    kafka: { topic_pattern: `^cli${run}_nothing_.*$` },
+    iceberg: { catalog: { type: "sql", warehouse: "./warehouse_nothing" } },
+  });
   const outcome = await floe(["sync", "--config", file]);
   assert.equal(outcome.code, 2);
   assert.match(
@@ -159,21 +148,12 @@ test("an upsert default_stream without topic_pattern applies to no topic: target
   const topic = `cli${run}_athena_default`;
   await createTopic(topic);
   await produce(topic, [{ value: json({ id: 1 }) }]);
-  const file = jobFile(
-    "athena_default",
-    `name: athena_default
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: ./warehouse_athena_default}
-    target_engines: [athena]
-streams:
-  ${topic}: {mode: append}
-default_stream: {mode: upsert, dedup_keys: [id]}
-`,
-  );
+  const file = writeJobFile(join(dir, "athena_default.yaml"), {
+    name: "athena_default",
+    iceberg: { catalog: { type: "sql", warehouse: "./warehouse_athena_default" }, target_engines: ["athena"] },
+    streams: { [topic]: { mode: "append" } },
+    default_stream: { mode: "upsert", dedup_keys: ["id"] },
+  });
   const check = await floe(["check", "--config", file, "--sample", "0"]);
   assert.equal(check.code, 0, check.stderr);
   const sync = await floe(["sync", "--config", file, "--json"]);
@@ -190,7 +170,7 @@ test("--json prints a parseable report; the text report is a table; exit 0", asy
     { key: "1", value: json({ id: 1, v: "c" }) },
     { key: "3", value: "not json" },
   ]);
-  const file = simpleJob("json_report", topic, "mode: upsert, dedup_keys: [id]");
+  const file = simpleJob("json_report", topic, { mode: "upsert", dedup_keys: ["id"] });
   const outcome = await floe(["sync", "--config", file, "--json"]);
   assert.equal(outcome.code, 0, outcome.stderr);
   const report = JSON.parse(outcome.stdout);
@@ -334,7 +314,7 @@ test("retention: messages deleted unread fail the sync with exit 3 and the count
       Array.from({ length: 5 }, (_, i) => ({ value: json({ n: from + i, p: partition }), partition })),
     );
   await producePerPartition(topic, batch(0));
-  const file = simpleJob("retention", topic, "mode: append");
+  const file = simpleJob("retention", topic, { mode: "append" });
   const first = await floe(["sync", "--config", file, "--json"]);
   assert.equal(first.code, 0, first.stderr);
   assert.equal(JSON.parse(first.stdout).messagesRead, 10);
@@ -409,7 +389,7 @@ test("a re-created topic (the table's offsets past the end of the log) is read f
     topic,
     [1, 2, 3].map((n) => ({ value: json({ n }) })),
   );
-  const file = simpleJob("recreated", topic, "mode: append");
+  const file = simpleJob("recreated", topic, { mode: "append" });
   const first = await floe(["sync", "--config", file]);
   assert.equal(first.code, 0, first.stderr);
 

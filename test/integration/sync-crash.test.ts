@@ -11,7 +11,7 @@
 // then app's dead letters and app, then kv), then the consumer group.
 //
 // It is killed two ways. At every named crash point, on every run whatever the machine's speed:
-// the points of src/sync/fault-points.ts (FLOE_FAULT_AT, where the process SIGKILLs itself), and
+// the points of src/pipeline/fault-points.ts (FLOE_FAULT_AT, where the process SIGKILLs itself), and
 // points inside a table commit that test/helpers/kill-on-write.ts adds by wrapping the local
 // FileIO (a deletion vector, a manifest half or wholly written, a manifest list, the SQL
 // catalog's metadata file). Each named kill must leave what its point says, told from what it
@@ -26,11 +26,18 @@
 // DuckDB, PyIceberg and Spark read the model too. FLOE_SEED replays the messages and kill times.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { type Dirent, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { type Dirent, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { loadCatalog } from "#src/iceberg/catalog/load-catalog.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { readGroupOffsets } from "#src/kafka/commit-offsets.ts";
+import { KafkaCluster } from "#src/kafka/connection.ts";
+import { FAULT_POINTS } from "#src/pipeline/fault-points.ts";
+import { committedOffsets } from "#src/pipeline/snapshot-offsets.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import {
   type CatalogRef,
@@ -45,13 +52,7 @@ import { startVendingProxy, type VendingProxy } from "../../dev/services/credent
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../../dev/services/minio.ts";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { FAULT_POINTS } from "../../src/sync/fault-points.ts";
-import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
+import { type IcebergSection, writeJobFile } from "../helpers/job-file.ts";
 import { WRITE_KINDS } from "../helpers/kill-on-write.ts";
 import { objectKeys } from "../helpers/s3.ts";
 import {
@@ -162,34 +163,26 @@ for (const point of FAULT_POINTS) {
 
 /** The job file: for rest-s3 the catalog is the vending proxy, started by before(). */
 function writeJob(proxy?: VendingProxy): void {
-  const catalog = proxy
-    ? `{type: rest, uri: ${proxy.uri}}
-    storage:
-      s3: {endpoint: ${minio.endpoint}, region: ${minio.region}}`
+  const destination: Partial<IcebergSection> = proxy
+    ? { catalog: { type: "rest", uri: proxy.uri }, storage: { s3: { endpoint: minio.endpoint, region: minio.region } } }
     : useRest
-      ? `{type: rest, uri: ${restCatalog.uri}}`
-      : `{type: sql, warehouse: ${warehouse}}`;
-  writeFileSync(
-    jobPath,
-    `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: ${group}
-    topic_pattern: ^${prefix}(app|kv|acct)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 3
-destination:
-  iceberg:
-    catalog: ${catalog}
-    target_engines: [duckdb, spark]
-streams:
-  ${topics.app}: {mode: append, table: app}
-  ${topics.kv}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
-  ${topics.acct}: {mode: upsert, dedup_keys: [id], table: acct}
-`,
-  );
+      ? { catalog: { type: "rest", uri: restCatalog.uri } }
+      : { catalog: { type: "sql", warehouse } };
+  writeJobFile(jobPath, {
+    name,
+    kafka: {
+      consumer_group: group,
+      topic_pattern: `^${prefix}(app|kv|acct)$`,
+      security: { protocol: "PLAINTEXT" },
+      max_threads: 3,
+    },
+    iceberg: { ...destination, target_engines: ["duckdb", "spark"] },
+    streams: {
+      [topics.app]: { mode: "append", table: "app" },
+      [topics.kv]: { mode: "upsert", dedup_keys: ["_kafka_key"], table: "kv" },
+      [topics.acct]: { mode: "upsert", dedup_keys: ["id"], table: "acct" },
+    },
+  });
 }
 
 const counters = { app: new OffsetCounter(), kv: new OffsetCounter(), acct: new OffsetCounter() };
@@ -450,13 +443,19 @@ function tableRef(t: TableName): TableRef {
 async function assertModel(where: string, engines: readonly ("duckdb" | "pyiceberg" | "spark")[], generation: number) {
   for (const t of tableNames) {
     const expected = models[t].rows(columns(t));
-    for (const engine of engines) {
-      const ref = tableRef(t);
-      const read =
-        engine === "spark" && !useRest && "catalog" in ref
-          ? ({ ...ref, catalog: { ...ref.catalog, generation } } as unknown as TableRef)
-          : ref;
-      const rows: Row[] = await readers.rows(engine, read, { columns: modelColumns(columns(t)), orderBy });
+    // The engines read at the same time, each on its own thread of the reader process.
+    const reads = await Promise.all(
+      engines.map((engine) => {
+        const ref = tableRef(t);
+        const read =
+          engine === "spark" && !useRest && "catalog" in ref
+            ? ({ ...ref, catalog: { ...ref.catalog, generation } } as unknown as TableRef)
+            : ref;
+        return readers.rows(engine, read, { columns: modelColumns(columns(t)), orderBy });
+      }),
+    );
+    for (const [i, engine] of engines.entries()) {
+      const rows: Row[] = reads[i]!;
       if (t === "app") {
         const positions = new Set(rows.map((r) => `${r._kafka_partition}/${r._kafka_offset}`));
         assert.equal(positions.size, rows.length, `${where}: ${engine} reads a duplicate message in app`);
@@ -464,14 +463,18 @@ async function assertModel(where: string, engines: readonly ("duckdb" | "pyicebe
       assert.deepStrictEqual(rows, expected, `${where}: ${engine} read other rows than the model from ${t}`);
     }
   }
-  for (const engine of engines) {
-    const rows = await readers.rows(
-      engine,
-      { catalog: catalogRef, namespace, table: DEAD_LETTERS },
-      { columns: deadLetterColumns, orderBy },
-    );
+  const deadLetters = await Promise.all(
+    engines.map((engine) =>
+      readers.rows(
+        engine,
+        { catalog: catalogRef, namespace, table: DEAD_LETTERS },
+        { columns: deadLetterColumns, orderBy },
+      ),
+    ),
+  );
+  for (const [i, engine] of engines.entries()) {
     assert.deepStrictEqual(
-      rows,
+      deadLetters[i],
       models.app.deadLetterRows(),
       `${where}: ${engine} read other dead letters than the model`,
     );

@@ -11,23 +11,19 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { loadCatalog } from "#src/iceberg/catalog/load-catalog.ts";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { previewRows } from "#src/iceberg/scan/preview-rows.ts";
+import { FileContent, type OtherDeleteFile } from "#src/iceberg/spec/manifest.ts";
+import { currentSchema, currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import { Table } from "#src/iceberg/table.ts";
+import type { Job } from "#src/job/job.ts";
+import { catalogConfig } from "#src/pipeline/connect.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import type { Job } from "../../src/config/job.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
-import { writeManifestFile } from "../../src/iceberg/commit/manifests.ts";
-import { type SnapshotChanges, SnapshotProducer } from "../../src/iceberg/commit/snapshot-producer.ts";
-import { SnapshotSummaryBuilder } from "../../src/iceberg/commit/snapshot-summary.ts";
-import { writeDataFiles } from "../../src/iceberg/data-writer.ts";
-import { previewRows } from "../../src/iceberg/scan/preview-rows.ts";
-import { readManifestList } from "../../src/iceberg/scan/read-manifests.ts";
-import { FileContent, ManifestContent, type OtherDeleteFile } from "../../src/iceberg/spec/manifest.ts";
-import type { Snapshot, SnapshotOperation } from "../../src/iceberg/spec/snapshot.ts";
-import { currentSchema, currentSnapshot, type TableMetadata } from "../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { catalogConfig } from "../../src/sync/connect.ts";
+import { AddDeleteFiles } from "../helpers/foreign-commits.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { type ModelMessage, modelColumns, OffsetCounter, produceExactly, UpsertModel } from "../helpers/sync-model.ts";
 import { arrowRows } from "../helpers/tables.ts";
@@ -37,20 +33,13 @@ const stateDir = mkdtempSync(join(tmpdir(), "floe-foreign-deletes-"));
 const topic = `foreigndeletes${run}`;
 
 function jobFor(name: string, table: string): Job {
-  return parseJob(
-    `
-name: ${name}_${run}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${topic}$
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-    namespace: foreigndeletes_${run}
-streams:
-  ${topic}: {mode: upsert, dedup_keys: [_kafka_key], table: ${table}}
-`,
+  return buildJob(
+    {
+      name: `${name}_${run}`,
+      kafka: { topic_pattern: `^${topic}$` },
+      iceberg: { catalog: { type: "rest", uri: restCatalog.uri }, namespace: `foreigndeletes_${run}` },
+      streams: { [topic]: { mode: "upsert", dedup_keys: ["_kafka_key"], table } },
+    },
     join(stateDir, `${name}.yaml`),
   );
 }
@@ -71,32 +60,6 @@ async function withTable<T>(job: Job, name: string, work: (table: Table) => Prom
     return await work(await Table.load(catalog, { namespace: [job.namespace], name }));
   } finally {
     await catalog.close();
-  }
-}
-
-/** A snapshot adding equality delete files, as an engine of equality deletes (Flink) commits them. */
-class AddEqualityDeletes extends SnapshotProducer {
-  protected readonly operation: SnapshotOperation = "delete";
-  private readonly files: OtherDeleteFile[];
-
-  constructor(table: Table, files: OtherDeleteFile[]) {
-    super(table);
-    this.files = files;
-  }
-
-  protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
-    const summary = new SnapshotSummaryBuilder();
-    for (const file of this.files) summary.addedFile(file);
-    const manifest = await writeManifestFile(
-      this.table,
-      base,
-      { content: ManifestContent.DELETES, snapshotId: this.snapshotId },
-      (writer) => {
-        for (const file of this.files) writer.add(file);
-      },
-    );
-    const kept = parent ? await readManifestList(this.table, parent) : [];
-    return { manifests: [manifest, ...kept], summary };
   }
 }
 
@@ -176,7 +139,7 @@ test("position deletes of a table upgraded from v2 are honoured by floe's upsert
     const field = currentSchema(table.metadata).fields.find((f) => f.name === "i")!;
     const [written] = await writeDataFiles(table, arrowRows(table, [{ i: 41n }]));
     const file: OtherDeleteFile = { ...written!, content: FileContent.EQUALITY_DELETES, equalityIds: [field.id] };
-    await new AddEqualityDeletes(table, [file]).commit();
+    await new AddDeleteFiles(table, [file]).commit();
   });
   model.live.delete("k1");
   // PyIceberg reads no table that lists an equality delete file (its own limit), applied or not.

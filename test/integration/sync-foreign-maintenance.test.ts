@@ -7,18 +7,18 @@
 // table no longer holds: the sync refuses, and `floe sync --resume-from` goes on where told.
 // Tables are read back through DuckDB, PyIceberg and Spark against the real broker and REST catalog.
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic, plainBroker, withAdmin } from "../../dev/kafka.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import type { Job } from "#src/job/job.ts";
+import { OFFSETS_SUMMARY_KEY } from "#src/pipeline/snapshot-offsets.ts";
+import { createTopic, deleteTopic, plainBroker, withAdmin } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import type { Job } from "../../src/config/job.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { currentSnapshot } from "../../src/iceberg/spec/table-metadata.ts";
-import { OFFSETS_SUMMARY_KEY } from "../../src/sync/snapshot-offsets.ts";
 import { floe } from "../helpers/floe-cli.ts";
+import { buildJob, type JobFileSpec, type StreamSection, writeJobFile } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
@@ -39,23 +39,17 @@ const topics = {
 };
 type Kind = keyof typeof topics;
 
-function jobYaml(kind: Kind, stream: string): string {
-  return `
-name: maintained_${kind}_${run}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${topics[kind]}$
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-streams:
-  ${topics[kind]}: {${stream}, table: ${kind}}
-`;
+function jobSpec(kind: Kind, stream: StreamSection): JobFileSpec {
+  return {
+    name: `maintained_${kind}_${run}`,
+    kafka: { topic_pattern: `^${topics[kind]}$` },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    streams: { [topics[kind]]: { ...stream, table: kind } },
+  };
 }
 
-function jobFor(kind: Kind, stream: string): Job {
-  return parseJob(jobYaml(kind, stream), join(stateDir, `${kind}.yaml`));
+function jobFor(kind: Kind, stream: StreamSection): Job {
+  return buildJob(jobSpec(kind, stream), join(stateDir, `${kind}.yaml`));
 }
 
 let readers: Readers;
@@ -109,7 +103,7 @@ const appendOrder = ["_kafka_partition", "_kafka_offset"];
 
 test("append: after Spark compacts, rewrites manifests and expires every floe snapshot, the next syncs land only new messages, group deleted or not", async () => {
   const topic = topics.events;
-  const job = jobFor("events", "mode: append");
+  const job = jobFor("events", { mode: "append" });
   const ref = restTable(job.namespace, "events");
   const model = new AppendModel();
   const counter = new OffsetCounter();
@@ -134,7 +128,7 @@ test("append: after Spark compacts, rewrites manifests and expires every floe sn
 
 test("upsert: the same maintenance, then new versions of some keys: one row per key, none landed again", async () => {
   const topic = topics.accounts;
-  const job = jobFor("accounts", "mode: upsert, dedup_keys: [_kafka_key]");
+  const job = jobFor("accounts", { mode: "upsert", dedup_keys: ["_kafka_key"] });
   const ref = restTable(job.namespace, "accounts");
   const model = new UpsertModel((m) => m.key, true);
   const counter = new OffsetCounter();
@@ -161,10 +155,8 @@ test("upsert: the same maintenance, then new versions of some keys: one row per 
 
 test("rollback past floe's commits: refused with the way out; --resume-from earliest, then latest, land as asked", async () => {
   const topic = topics.rolled;
-  const yaml = jobYaml("rolled", "mode: append");
-  const jobFile = join(stateDir, "rolled.yaml");
-  writeFileSync(jobFile, yaml);
-  const job = jobFor("rolled", "mode: append");
+  const jobFile = writeJobFile(join(stateDir, "rolled.yaml"), jobSpec("rolled", { mode: "append" }));
+  const job = jobFor("rolled", { mode: "append" });
   const ref = restTable(job.namespace, "rolled");
   const counter = new OffsetCounter();
   const all: ModelMessage[] = [];

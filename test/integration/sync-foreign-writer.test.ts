@@ -14,12 +14,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { SYSTEM_COLUMNS } from "#src/decode/system-columns.ts";
+import type { SyncReport } from "#src/pipeline/sync.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { SYSTEM_COLUMNS } from "../../src/decode/system-columns.ts";
-import type { SyncReport } from "../../src/sync/sync.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
 
@@ -31,22 +31,13 @@ const namespace = `${name}_topics`;
 const table = `rest.${namespace}.accounts`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-foreign-"));
 
-const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${topic}$
-    security: {protocol: PLAINTEXT}
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-    target_engines: [duckdb, spark]
-streams:
-  ${topic}: {mode: upsert, dedup_keys: [id], table: accounts}
-`,
+const job = buildJob(
+  {
+    name,
+    kafka: { consumer_group: `floe_${name}`, topic_pattern: `^${topic}$`, security: { protocol: "PLAINTEXT" } },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri }, target_engines: ["duckdb", "spark"] },
+    streams: { [topic]: { mode: "upsert", dedup_keys: ["id"], table: "accounts" } },
+  },
   join(stateDir, "job.yaml"),
 );
 

@@ -7,13 +7,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { openSqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { commitGroupOffsets, readGroupOffsets } from "#src/kafka/commit-offsets.ts";
+import { KafkaCluster } from "#src/kafka/connection.ts";
+import { committedOffsets } from "#src/pipeline/snapshot-offsets.ts";
 import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { openSqlCatalog } from "../../src/iceberg/catalog/sql-catalog.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import { KafkaCluster } from "../../src/kafka/connection.ts";
-import { committedOffsets } from "../../src/sync/snapshot-offsets.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { OffsetCounter, produceExactly } from "../helpers/sync-model.ts";
 
@@ -25,21 +25,13 @@ const group = `floe_${name}`;
 const dir = mkdtempSync(join(tmpdir(), "floe-group-"));
 const warehouse = join(dir, "warehouse");
 
-const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: ${group}
-    topic_pattern: ^${topic}$
-    security: {protocol: PLAINTEXT}
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: ${warehouse}}
-streams:
-  ${topic}: {mode: append, table: app}
-`,
+const job = buildJob(
+  {
+    name,
+    kafka: { consumer_group: group, topic_pattern: `^${topic}$`, security: { protocol: "PLAINTEXT" } },
+    iceberg: { catalog: { type: "sql", warehouse } },
+    streams: { [topic]: { mode: "append", table: "app" } },
+  },
   join(dir, "job.yaml"),
 );
 

@@ -12,10 +12,10 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Engine, type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { parseJob } from "../../src/config/load-job.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { modelColumns, OffsetCounter, produceExactly, Random, UpsertModel } from "../helpers/sync-model.ts";
 
@@ -29,23 +29,18 @@ const namespace = `${name}_topics`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-keyindex-"));
 const saved = join(stateDir, "saved");
 
-const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${topic}$
-    security: {protocol: PLAINTEXT}
-    max_threads: 3
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-    target_engines: [duckdb, spark]
-streams:
-  ${topic}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
-`,
+const job = buildJob(
+  {
+    name,
+    kafka: {
+      consumer_group: `floe_${name}`,
+      topic_pattern: `^${topic}$`,
+      security: { protocol: "PLAINTEXT" },
+      max_threads: 3,
+    },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri }, target_engines: ["duckdb", "spark"] },
+    streams: { [topic]: { mode: "upsert", dedup_keys: ["_kafka_key"], table: "kv" } },
+  },
   join(stateDir, "job.yaml"),
 );
 

@@ -10,11 +10,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import type { SyncReport } from "#src/pipeline/sync.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import type { SyncReport } from "../../src/sync/sync.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
@@ -39,25 +39,22 @@ const SYNCS = 4;
 
 const topics = { kv: `${prefix}kv`, acct: `${prefix}acct`, events: `${prefix}events` };
 
-const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${prefix}(kv|acct|events)$
-    security: {protocol: PLAINTEXT}
-    max_threads: 3
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-    target_engines: [databricks, duckdb, spark]
-streams:
-  ${topics.kv}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
-  ${topics.acct}: {mode: upsert, dedup_keys: [id], table: acct}
-  ${topics.events}: {mode: append, table: events}
-`,
+const job = buildJob(
+  {
+    name,
+    kafka: {
+      consumer_group: `floe_${name}`,
+      topic_pattern: `^${prefix}(kv|acct|events)$`,
+      security: { protocol: "PLAINTEXT" },
+      max_threads: 3,
+    },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri }, target_engines: ["databricks", "duckdb", "spark"] },
+    streams: {
+      [topics.kv]: { mode: "upsert", dedup_keys: ["_kafka_key"], table: "kv" },
+      [topics.acct]: { mode: "upsert", dedup_keys: ["id"], table: "acct" },
+      [topics.events]: { mode: "append", table: "events" },
+    },
+  },
   join(stateDir, "job.yaml"),
 );
 

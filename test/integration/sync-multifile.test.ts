@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
-import { parseJob } from "../../src/config/load-job.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
   modelColumns,
@@ -24,24 +24,18 @@ const PARTITIONS = 3;
 const { run, name, namespace, dir, warehouse, stateDir, catalogRef } = syncWorkspace("multifile");
 const topic = `multifile${run}_kv`;
 
-const job = parseJob(
-  `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    consumer_group: floe_${name}
-    topic_pattern: ^${topic}$
-    security: {protocol: PLAINTEXT}
-    max_threads: 3
-destination:
-  iceberg:
-    catalog: {type: sql, warehouse: ${warehouse}}
-    target_engines: [duckdb]
-    target_file_size_bytes: 1048576
-streams:
-  ${topic}: {mode: upsert, dedup_keys: [_kafka_key], table: kv}
-`,
+const job = buildJob(
+  {
+    name,
+    kafka: {
+      consumer_group: `floe_${name}`,
+      topic_pattern: `^${topic}$`,
+      security: { protocol: "PLAINTEXT" },
+      max_threads: 3,
+    },
+    iceberg: { catalog: { type: "sql", warehouse }, target_engines: ["duckdb"], target_file_size_bytes: 1048576 },
+    streams: { [topic]: { mode: "upsert", dedup_keys: ["_kafka_key"], table: "kv" } },
+  },
   join(dir, "job.yaml"),
 );
 

@@ -11,21 +11,21 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bootstrapServers, connectCluster, createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { reportToText } from "#src/cli/report.ts";
+import { loadCatalog } from "#src/iceberg/catalog/load-catalog.ts";
+import { Table } from "#src/iceberg/table.ts";
+import type { Job } from "#src/job/job.ts";
+import { commitGroupOffsets, readGroupOffsets } from "#src/kafka/commit-offsets.ts";
+import type { KafkaCluster } from "#src/kafka/connection.ts";
+import { listTopicPartitions } from "#src/kafka/discover.ts";
+import { KafkaSource } from "#src/kafka/kafka-source.ts";
+import { catalogConfig } from "#src/pipeline/connect.ts";
+import { planSync } from "#src/pipeline/plan-sync.ts";
+import { committedPosition, type KafkaPosition } from "#src/pipeline/snapshot-offsets.ts";
+import { connectCluster, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { reportToText } from "../../src/cli/report.ts";
-import type { Job } from "../../src/config/job.ts";
-import { parseJob } from "../../src/config/load-job.ts";
-import { loadCatalog } from "../../src/iceberg/catalog/load-catalog.ts";
-import { Table } from "../../src/iceberg/table.ts";
-import { commitGroupOffsets, readGroupOffsets } from "../../src/kafka/commit-offsets.ts";
-import type { KafkaCluster } from "../../src/kafka/connection.ts";
-import { listTopicPartitions } from "../../src/kafka/discover.ts";
-import { KafkaSource } from "../../src/kafka/kafka-source.ts";
-import { catalogConfig } from "../../src/sync/connect.ts";
-import { planSync } from "../../src/sync/plan-sync.ts";
-import { committedPosition, type KafkaPosition } from "../../src/sync/snapshot-offsets.ts";
+import { buildJob, type StreamSection } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
@@ -41,21 +41,15 @@ const run = `${process.pid}_${Date.now()}`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-recreated-"));
 const topics = { events: `recreated${run}_events`, accounts: `recreated${run}_accounts` };
 
-function jobFor(kind: "events" | "accounts", stream: string): Job {
+function jobFor(kind: "events" | "accounts", stream: StreamSection): Job {
   const name = `recreated_${kind}_${run}`;
-  return parseJob(
-    `
-name: ${name}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${topics[kind]}$
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-streams:
-  ${topics[kind]}: {${stream}, table: ${kind}}
-`,
+  return buildJob(
+    {
+      name,
+      kafka: { topic_pattern: `^${topics[kind]}$` },
+      iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+      streams: { [topics[kind]]: { ...stream, table: kind } },
+    },
     join(stateDir, `${kind}.yaml`),
   );
 }
@@ -117,7 +111,7 @@ function byPartitionOffsetGen(rows: Row[]): Row[] {
 
 test("append: re-created with more messages, every message of the new topic lands, beside the old topic's rows", async () => {
   const topic = topics.events;
-  const job = jobFor("events", "mode: append");
+  const job = jobFor("events", { mode: "append" });
   const table = restTable(job.namespace, "events");
   const deadLetters = restTable(job.namespace, "events__dlq");
   const model = new AppendModel();
@@ -200,7 +194,7 @@ test("append: re-created with more messages, every message of the new topic land
 
 test("upsert: re-created with fewer messages and partitions, a clean restart at the log start; old keys stay unless the new topic has them", async () => {
   const topic = topics.accounts;
-  const job = jobFor("accounts", "mode: upsert, dedup_keys: [_kafka_key]");
+  const job = jobFor("accounts", { mode: "upsert", dedup_keys: ["_kafka_key"] });
   const table = restTable(job.namespace, "accounts");
   const model = new UpsertModel((m) => m.key, true);
 

@@ -41,33 +41,19 @@ after(async () => {
   await ui?.close();
 }, HOOK);
 
-async function syncNow(): Promise<void> {
-  const run = await ui.client.finishedRun((await ui.client.post(`/api/jobs/${jobName}/sync`)).body.runId);
-  assert.equal(run.status, "complete", JSON.stringify(run));
-}
+const syncNow = () => ui.client.syncNow(jobName);
 
 test("the Tables page shows each table's health, and Maintain now runs a pass", TEST, async () => {
   const api = ui.client;
-  assert.equal(
-    (await api.post("/api/sources", { name: "kafka", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
-    201,
-  );
-  assert.equal(
-    (
-      await api.post("/api/destinations", {
-        name: "rest",
-        iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
-      })
-    ).status,
-    201,
-  );
-  const job = await api.post("/api/jobs", {
+  await api.createRestUpsertJob({
     name: jobName,
     source: "kafka",
     destination: "rest",
-    streams: { [`${prefix}customers`]: { mode: "upsert", dedup_keys: ["id"], table: "customers" } },
+    topic: `${prefix}customers`,
+    table: "customers",
+    bootstrapServers,
+    restUri: restCatalog.uri,
   });
-  assert.equal(job.status, 201, job.text);
   await producePhase(1, prefix);
   await syncNow();
   await producePhase(2, prefix);

@@ -17,7 +17,7 @@ import { ProduceAcks, Producer } from "@platformatic/kafka";
 import { bootstrapServers, TestTopics } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { parseJob } from "../../src/config/load-job.ts";
+import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const MESSAGES = 1_000_000;
@@ -96,20 +96,13 @@ function expectedRows(upTo: number): { id: bigint; seq: bigint }[] {
 }
 
 test("1M messages, two syncs, eight commits, upserts over every older file: DuckDB, PyIceberg and Spark read the model", async (t) => {
-  const job = parseJob(
-    `
-name: ${run}
-source:
-  kafka:
-    bootstrap_servers: [${bootstrapServers}]
-    topic_pattern: ^${topic}$
-    max_threads: ${PARTITIONS}
-destination:
-  iceberg:
-    catalog: {type: rest, uri: ${restCatalog.uri}}
-streams:
-  ${topic}: {mode: upsert, dedup_keys: [id], table: orders}
-`,
+  const job = buildJob(
+    {
+      name: run,
+      kafka: { topic_pattern: `^${topic}$`, max_threads: PARTITIONS },
+      iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+      streams: { [topic]: { mode: "upsert", dedup_keys: ["id"], table: "orders" } },
+    },
     join(stateDir, "job.yaml"),
   );
   const ref = restTable(job.namespace, "orders");

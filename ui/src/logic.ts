@@ -65,36 +65,51 @@ export function countLabel(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
 
+/** What a stream that leaves out on_error, format or key_format gets: the server's job-file defaults (GET /api/choices). */
+export interface StreamDefaults {
+  on_error: string;
+  format: string;
+  key_format: string;
+}
+
 export interface Stream {
   ticked: boolean;
   mode: "append" | "upsert";
   dedup: string[];
-  onError: "dlq" | "fail" | "skip";
+  onError: string;
   format: string;
   keyFormat: string;
   /** The stream as stored (every key, as the user wrote it): saved back with only what changed. */
   stored: Record<string, unknown> | null;
+  /** The job file's defaults, which a stored stream that left a key out has. */
+  defaults: StreamDefaults;
 }
 
-export const NEW_STREAM: Stream = {
-  ticked: false,
-  mode: "append",
-  dedup: [],
-  onError: "dlq",
-  format: "json",
-  keyFormat: "bytes",
-  stored: null,
-};
+/** A topic not ticked yet: append, and the job file's defaults. */
+export function newStream(defaults: StreamDefaults): Stream {
+  return {
+    ticked: false,
+    mode: "append",
+    dedup: [],
+    onError: defaults.on_error,
+    format: defaults.format,
+    keyFormat: defaults.key_format,
+    stored: null,
+    defaults,
+  };
+}
 
-export function streamOf(v: Record<string, unknown>): Stream {
+export function streamOf(v: Record<string, unknown>, defaults: StreamDefaults): Stream {
+  const text = (key: keyof StreamDefaults) => (typeof v[key] === "string" ? (v[key] as string) : defaults[key]);
   return {
     ticked: true,
     mode: v["mode"] === "upsert" ? "upsert" : "append",
     dedup: Array.isArray(v["dedup_keys"]) ? (v["dedup_keys"] as string[]) : [],
-    onError: (v["on_error"] as Stream["onError"] | undefined) ?? "dlq",
-    format: (v["format"] as string | undefined) ?? "json",
-    keyFormat: (v["key_format"] as string | undefined) ?? "bytes",
+    onError: text("on_error"),
+    format: text("format"),
+    keyFormat: text("key_format"),
     stored: v,
+    defaults,
   };
 }
 
@@ -105,8 +120,8 @@ export function streamOf(v: Record<string, unknown>): Stream {
  */
 export function streamBody(s: Stream): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(s.stored ?? {}) };
-  const put = (key: string, value: unknown, fallback: unknown) => {
-    if (value === fallback && !(key in out)) return;
+  const put = (key: keyof StreamDefaults, value: unknown) => {
+    if (value === s.defaults[key] && !(key in out)) return;
     out[key] = value;
   };
   out["mode"] = s.mode;
@@ -114,9 +129,9 @@ export function streamBody(s: Stream): Record<string, unknown> {
   else delete out["dedup_keys"];
   // A new stream names its on_error, the choice the form shows; a stored one keeps its own keys.
   if (s.stored === null) out["on_error"] = s.onError;
-  else put("on_error", s.onError, "dlq");
-  put("format", s.format, "json");
-  put("key_format", s.keyFormat, "bytes");
+  else put("on_error", s.onError);
+  put("format", s.format);
+  put("key_format", s.keyFormat);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The floe UI: a hash router over the pages, and the login when the server asks for one.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { loadSession, post, type Session } from "./api";
+import { api, call, loadSession, login, type Session } from "./api";
 import { DestinationsPage } from "./pages/destinations";
 import { HistoryPage, RunPage } from "./pages/history";
 import { JobEditor } from "./pages/job-editor";
@@ -11,8 +11,7 @@ import { PlotsPage } from "./pages/plots";
 import { SourcesPage } from "./pages/sources";
 import { TablesPage } from "./pages/tables";
 import "./style.css";
-import { get } from "./api";
-import { ErrorBox, fmtTime, Toasts, useData } from "./ui";
+import { ErrorBox, fmtTime, Toasts, useData } from "./components/ui";
 
 function useHash() {
   const [hash, setHash] = useState(window.location.hash || "#/jobs");
@@ -55,7 +54,7 @@ function NotFound({ hash }: { hash: string }) {
 
 /** Every change to a source, destination or job: who, when, what. */
 function AuditPage() {
-  const audit = useData(() => get("/api/audit"), []);
+  const audit = useData(() => call(api.audit.$get()), []);
   return (
     <section>
       <h1>Audit log</h1>
@@ -96,7 +95,7 @@ function Login({ onDone }: { onDone: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         try {
-          await post("/api/login", { password });
+          await login(password);
           onDone();
         } catch (err) {
           setError(err);
@@ -148,7 +147,7 @@ function App() {
           {link("audit", "Audit log")}
         </nav>
         {session.authRequired ? (
-          <button type="button" onClick={() => post("/api/logout").then(refresh)}>
+          <button type="button" onClick={() => call(api.logout.$post()).then(refresh)}>
             Log out
           </button>
         ) : null}

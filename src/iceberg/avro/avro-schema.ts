@@ -25,15 +25,15 @@ export function avroName(name: string): string {
 
 class AvroSchemaBuilder {
   // A named Avro type (fixed) may be defined once per file; later uses refer to it by name.
-  private readonly defined = new Set<string>();
+  readonly #defined = new Set<string>();
 
   record(struct: StructType, name: string): AvroSchema {
-    return { type: "record", name, fields: struct.fields.map((f) => this.field(f)) };
+    return { type: "record", name, fields: struct.fields.map((f) => this.#field(f)) };
   }
 
-  private field(field: NestedField): AvroSchema {
+  #field(field: NestedField): AvroSchema {
     const name = avroName(field.name);
-    const type = this.type(field.type, field.id);
+    const type = this.#type(field.type, field.id);
     return {
       name,
       type: field.required ? type : ["null", type],
@@ -43,13 +43,13 @@ class AvroSchemaBuilder {
     };
   }
 
-  private type(type: IcebergType, fieldId: number): AvroSchema {
-    if (typeof type === "string" || type.kind === "decimal" || type.kind === "fixed") return this.primitive(type);
+  #type(type: IcebergType, fieldId: number): AvroSchema {
+    if (typeof type === "string" || type.kind === "decimal" || type.kind === "fixed") return this.#primitive(type);
     switch (type.kind) {
       case "struct":
         return this.record(type, `r${fieldId}`);
       case "list": {
-        const element = this.type(type.element, type.elementId);
+        const element = this.#type(type.element, type.elementId);
         return {
           type: "array",
           items: type.elementRequired ? element : ["null", element],
@@ -57,7 +57,7 @@ class AvroSchemaBuilder {
         };
       }
       case "map": {
-        const value = this.type(type.value, type.valueId);
+        const value = this.#type(type.value, type.valueId);
         return {
           type: "array",
           logicalType: "map",
@@ -65,7 +65,7 @@ class AvroSchemaBuilder {
             type: "record",
             name: `k${type.keyId}_v${type.valueId}`,
             fields: [
-              { name: "key", type: this.type(type.key, type.keyId), "field-id": type.keyId },
+              { name: "key", type: this.#type(type.key, type.keyId), "field-id": type.keyId },
               type.valueRequired
                 ? { name: "value", type: value, "field-id": type.valueId }
                 : { name: "value", type: ["null", value], default: null, "field-id": type.valueId },
@@ -76,11 +76,11 @@ class AvroSchemaBuilder {
     }
   }
 
-  private primitive(type: PrimitiveType): AvroSchema {
+  #primitive(type: PrimitiveType): AvroSchema {
     if (typeof type === "object") {
       return type.kind === "fixed"
-        ? this.named({ type: "fixed", name: `fixed_${type.length}`, size: type.length })
-        : this.named({
+        ? this.#named({ type: "fixed", name: `fixed_${type.length}`, size: type.length })
+        : this.#named({
             type: "fixed",
             name: `decimal_${type.precision}_${type.scale}`,
             size: decimalRequiredBytes(type.precision),
@@ -110,13 +110,13 @@ class AvroSchemaBuilder {
       case "timestamptz_ns":
         return { type: "long", logicalType: "timestamp-nanos", "adjust-to-utc": type === "timestamptz_ns" };
       case "uuid":
-        return this.named({ type: "fixed", name: "uuid_fixed", size: 16, logicalType: "uuid" });
+        return this.#named({ type: "fixed", name: "uuid_fixed", size: 16, logicalType: "uuid" });
     }
   }
 
-  private named(schema: { name: string } & Record<string, unknown>): AvroSchema {
-    if (this.defined.has(schema.name)) return schema.name;
-    this.defined.add(schema.name);
+  #named(schema: { name: string } & Record<string, unknown>): AvroSchema {
+    if (this.#defined.has(schema.name)) return schema.name;
+    this.#defined.add(schema.name);
     return schema;
   }
 }

@@ -16,6 +16,21 @@ import { type AvroSchema, avroName, decimalRequiredBytes } from "./avro-schema.t
 /** A struct value keyed by field id; absent or null fields are missing from the map. */
 export type IdStruct = ReadonlyMap<number, unknown>;
 
+/**
+ * The id-keyed struct of `value`, whose properties are named as the fields of `fields` (the field
+ * lists of v3-metadata.ts): each field holds the property of its name, or what `computed` says.
+ */
+export function toIdStruct<K extends string>(
+  fields: Readonly<Record<K, { readonly id: number }>>,
+  value: Partial<Record<NoInfer<K>, unknown>>,
+  computed: Partial<Record<NoInfer<K>, unknown>> = {},
+): IdStruct {
+  const struct = new Map<number, unknown>();
+  for (const key of Object.keys(fields) as K[])
+    struct.set(fields[key].id, key in computed ? computed[key] : value[key]);
+  return struct;
+}
+
 /** The value of a required field: a record without it is not valid Iceberg metadata. */
 export function requiredField(struct: IdStruct, field: { id: number; name: string }): unknown {
   const value = struct.get(field.id);
@@ -24,7 +39,7 @@ export function requiredField(struct: IdStruct, field: { id: number; name: strin
 }
 
 /** Drops the keys of absent optional fields, so that what is read equals what was written. */
-export function definedOnly<T extends object>(value: T): T {
+export function definedOnly<T extends object>(value: { [K in keyof T]: T[K] | undefined }): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
@@ -98,19 +113,19 @@ type SchemaObject = Readonly<Record<string, unknown>>;
 
 class DecoderBuilder {
   // Named types (records, fixed) by full and short name: later uses refer to them by name.
-  private readonly named = new Map<string, { schema: SchemaObject; decode: Decode }>();
+  readonly #named = new Map<string, { schema: SchemaObject; decode: Decode }>();
 
   decoder(schema: AvroSchema): Decode {
-    if (typeof schema === "string") return primitives.get(schema) ?? this.lookup(schema).decode;
-    if (Array.isArray(schema)) return this.union(schema);
+    if (typeof schema === "string") return primitives.get(schema) ?? this.#lookup(schema).decode;
+    if (Array.isArray(schema)) return this.#union(schema);
     const s = schema as SchemaObject;
     switch (s.type) {
       case "record":
-        return this.define(s, () => this.record(s));
+        return this.#define(s, () => this.#record(s));
       case "fixed":
-        return this.define(s, () => fixedDecoders.get(s.logicalType as string) ?? copyBytes);
+        return this.#define(s, () => fixedDecoders.get(s.logicalType as string) ?? copyBytes);
       case "array":
-        return s.logicalType === "map" ? this.arrayMap(s.items as AvroSchema) : this.array(s.items as AvroSchema);
+        return s.logicalType === "map" ? this.#arrayMap(s.items as AvroSchema) : this.#array(s.items as AvroSchema);
       case "map": {
         const values = this.decoder(s.values as AvroSchema);
         return (v) => new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, values(x)]));
@@ -122,14 +137,14 @@ class DecoderBuilder {
     }
   }
 
-  private lookup(name: string): { schema: SchemaObject; decode: Decode } {
-    const named = this.named.get(name) ?? this.named.get(name.slice(name.lastIndexOf(".") + 1));
+  #lookup(name: string): { schema: SchemaObject; decode: Decode } {
+    const named = this.#named.get(name) ?? this.#named.get(name.slice(name.lastIndexOf(".") + 1));
     if (!named) throw new IcebergError("corrupt", `Avro schema refers to undefined type ${name}`);
     return named;
   }
 
   /** Iceberg allows one union shape only: null and one type. */
-  private union(branches: readonly AvroSchema[]): Decode {
+  #union(branches: readonly AvroSchema[]): Decode {
     const nonNull = branches.filter((b) => b !== "null");
     if (nonNull.length !== 1) {
       throw new IcebergError("corrupt", `Avro union ${JSON.stringify(branches)} is not null and one type`);
@@ -138,16 +153,16 @@ class DecoderBuilder {
     return (v) => (v === null ? null : decode(v));
   }
 
-  private define(schema: SchemaObject, build: () => Decode): Decode {
+  #define(schema: SchemaObject, build: () => Decode): Decode {
     const name = String(schema.name);
     const names = [name, name.slice(name.lastIndexOf(".") + 1)];
     if (typeof schema.namespace === "string") names.push(`${schema.namespace}.${name}`);
     const named = { schema, decode: build() };
-    for (const n of names) this.named.set(n, named);
+    for (const n of names) this.#named.set(n, named);
     return named.decode;
   }
 
-  private record(schema: SchemaObject): Decode {
+  #record(schema: SchemaObject): Decode {
     const fields = (schema.fields as SchemaObject[])
       .filter((f) => f["field-id"] !== undefined)
       .map((f) => ({ id: Number(f["field-id"]), name: String(f.name), decode: this.decoder(f.type as AvroSchema) }));
@@ -162,7 +177,7 @@ class DecoderBuilder {
     };
   }
 
-  private array(items: AvroSchema): Decode {
+  #array(items: AvroSchema): Decode {
     const decode = this.decoder(items);
     return (v) => (v as unknown[]).map(decode);
   }
@@ -171,8 +186,8 @@ class DecoderBuilder {
    * Spec: a map with non-string keys is an array of 2-field records, the key first and the
    * value second (some writers omit the ids of those fields, or make the records nullable).
    */
-  private arrayMap(items: AvroSchema): Decode {
-    const entry = this.entryRecord(items);
+  #arrayMap(items: AvroSchema): Decode {
+    const entry = this.#entryRecord(items);
     const [key, value] = entry.fields as SchemaObject[];
     if (!key || !value) {
       throw new IcebergError("corrupt", `Avro map entry ${String(entry.name)} needs a key and a value field`);
@@ -187,17 +202,17 @@ class DecoderBuilder {
       );
   }
 
-  private entryRecord(items: AvroSchema): SchemaObject {
+  #entryRecord(items: AvroSchema): SchemaObject {
     if (Array.isArray(items)) {
       const nonNull = items.filter((b) => b !== "null");
       if (nonNull.length !== 1) {
         throw new IcebergError("corrupt", `Avro union ${JSON.stringify(items)} is not null and one type`);
       }
-      return this.entryRecord(nonNull[0]!);
+      return this.#entryRecord(nonNull[0]!);
     }
-    if (typeof items === "string") return this.lookup(items).schema;
+    if (typeof items === "string") return this.#lookup(items).schema;
     const record = items as SchemaObject;
-    this.define(record, () => this.record(record));
+    this.#define(record, () => this.#record(record));
     return record;
   }
 }

@@ -13,48 +13,27 @@ import {
   type OtherDeleteFile,
   type PartitionValues,
 } from "../spec/manifest.ts";
-import { definedOnly, type IdStruct, requiredField } from "./avro-value.ts";
+import { definedOnly, type IdStruct, requiredField, toIdStruct } from "./avro-value.ts";
 import { DataFileField as D, ManifestEntryField as E } from "./v3-metadata.ts";
 
 export function entryToStruct(entry: ManifestEntry): IdStruct {
-  return new Map<number, unknown>([
-    [E.status.id, entry.status],
-    [E.snapshotId.id, entry.snapshotId],
-    [E.sequenceNumber.id, entry.sequenceNumber],
-    [E.fileSequenceNumber.id, entry.fileSequenceNumber],
-    [E.dataFile.id, fileToStruct(entry.file)],
-  ]);
+  return toIdStruct(E, entry, { dataFile: fileToStruct(entry.file) });
 }
 
 function fileToStruct(file: ContentFile): IdStruct {
   const deletes = file.content === FileContent.DATA ? undefined : file;
-  return new Map<number, unknown>([
-    [D.content.id, file.content],
-    [D.filePath.id, file.filePath],
-    [D.fileFormat.id, file.fileFormat],
-    [D.partition.id, file.partition],
-    [D.recordCount.id, file.recordCount],
-    [D.fileSizeInBytes.id, file.fileSizeInBytes],
-    [D.columnSizes.id, file.columnSizes],
-    [D.valueCounts.id, file.valueCounts],
-    [D.nullValueCounts.id, file.nullValueCounts],
-    [D.nanValueCounts.id, file.nanValueCounts],
-    [D.lowerBounds.id, file.lowerBounds],
-    [D.upperBounds.id, file.upperBounds],
-    [D.keyMetadata.id, file.keyMetadata],
-    [D.splitOffsets.id, file.splitOffsets],
-    [D.equalityIds.id, file.content === FileContent.EQUALITY_DELETES ? file.equalityIds : undefined],
-    [D.sortOrderId.id, file.sortOrderId],
+  return toIdStruct(D, file, {
+    equalityIds: file.content === FileContent.EQUALITY_DELETES ? file.equalityIds : undefined,
     // Spec: the first_row_id of a delete file is always null.
-    [D.firstRowId.id, file.content === FileContent.DATA ? file.firstRowId : undefined],
-    [D.referencedDataFile.id, deletes?.referencedDataFile],
-    [D.contentOffset.id, deletes?.contentOffset],
-    [D.contentSizeInBytes.id, deletes?.contentSizeInBytes],
-  ]);
+    firstRowId: file.content === FileContent.DATA ? file.firstRowId : undefined,
+    referencedDataFile: deletes?.referencedDataFile,
+    contentOffset: deletes?.contentOffset,
+    contentSizeInBytes: deletes?.contentSizeInBytes,
+  });
 }
 
 export function entryFromStruct(struct: IdStruct): ManifestEntry {
-  return definedOnly({
+  return definedOnly<ManifestEntry>({
     status: requiredField(struct, E.status) as EntryStatus,
     snapshotId: struct.get(E.snapshotId.id) as bigint | undefined,
     sequenceNumber: struct.get(E.sequenceNumber.id) as bigint | undefined,

@@ -9,7 +9,7 @@
 // keep theirs; delete manifests have none. The counter's advance is the snapshot's added-rows.
 import { ManifestContent, type ManifestFile, type PartitionFieldSummary } from "../spec/manifest.ts";
 import { structToAvroSchema } from "./avro-schema.ts";
-import { definedOnly, type IdStruct, idStructDecoder, requiredField, structToAvro } from "./avro-value.ts";
+import { definedOnly, type IdStruct, idStructDecoder, requiredField, structToAvro, toIdStruct } from "./avro-value.ts";
 import { readAvroFile, writeAvroFile } from "./container.ts";
 import type { NewManifestFile } from "./manifest-writer.ts";
 import { ManifestFileField as M, manifestFileType, PartitionFieldSummaryField as P } from "./v3-metadata.ts";
@@ -67,33 +67,7 @@ export function writeManifestList(options: ManifestListOptions): WrittenManifest
 }
 
 function manifestFileToStruct(m: ManifestFile): IdStruct {
-  return new Map<number, unknown>([
-    [M.manifestPath.id, m.manifestPath],
-    [M.manifestLength.id, m.manifestLength],
-    [M.partitionSpecId.id, m.partitionSpecId],
-    [M.content.id, m.content],
-    [M.sequenceNumber.id, m.sequenceNumber],
-    [M.minSequenceNumber.id, m.minSequenceNumber],
-    [M.addedSnapshotId.id, m.addedSnapshotId],
-    [M.addedFilesCount.id, m.addedFilesCount],
-    [M.existingFilesCount.id, m.existingFilesCount],
-    [M.deletedFilesCount.id, m.deletedFilesCount],
-    [M.addedRowsCount.id, m.addedRowsCount],
-    [M.existingRowsCount.id, m.existingRowsCount],
-    [M.deletedRowsCount.id, m.deletedRowsCount],
-    [M.partitions.id, m.partitions?.map(summaryToStruct)],
-    [M.keyMetadata.id, m.keyMetadata],
-    [M.firstRowId.id, m.firstRowId],
-  ]);
-}
-
-function summaryToStruct(s: PartitionFieldSummary): IdStruct {
-  return new Map<number, unknown>([
-    [P.containsNull.id, s.containsNull],
-    [P.containsNan.id, s.containsNan],
-    [P.lowerBound.id, s.lowerBound],
-    [P.upperBound.id, s.upperBound],
-  ]);
+  return toIdStruct(M, m, { partitions: m.partitions?.map((summary) => toIdStruct(P, summary)) });
 }
 
 /** The manifests of a list written by any writer, v1 to v3 (v1 lacks content and sequence numbers: 0). */
@@ -104,7 +78,7 @@ export function readManifestList(bytes: Uint8Array): ManifestFile[] {
 }
 
 function manifestFileFromStruct(s: IdStruct): ManifestFile {
-  return definedOnly({
+  return definedOnly<ManifestFile>({
     manifestPath: requiredField(s, M.manifestPath) as string,
     manifestLength: requiredField(s, M.manifestLength) as bigint,
     partitionSpecId: requiredField(s, M.partitionSpecId) as number,
@@ -125,7 +99,7 @@ function manifestFileFromStruct(s: IdStruct): ManifestFile {
 }
 
 function summaryFromStruct(s: IdStruct): PartitionFieldSummary {
-  return definedOnly({
+  return definedOnly<PartitionFieldSummary>({
     containsNull: requiredField(s, P.containsNull) as boolean,
     containsNan: s.get(P.containsNan.id) as boolean | undefined,
     lowerBound: s.get(P.lowerBound.id) as Uint8Array | undefined,

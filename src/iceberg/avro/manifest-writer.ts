@@ -8,7 +8,7 @@
 // DELETED entries must carry both explicitly. Like Java and PyIceberg, ADDED and DELETED entries
 // carry this manifest's snapshot id: a snapshot keeps its id across commit retries.
 
-import { stringifyJson } from "../spec/json.ts";
+import { stringifyJson } from "../../lib/int64-json.ts";
 import {
   type ContentFile,
   EntryStatus,
@@ -47,24 +47,24 @@ export type NewManifestFile = Omit<ManifestFile, "sequenceNumber" | "minSequence
 };
 
 export class ManifestWriter<F extends ContentFile = ContentFile> {
-  private readonly options: ManifestWriterOptions;
-  private readonly entryType: StructType;
-  private readonly partitionSummary: PartitionSummary;
-  private readonly entries: ManifestEntry<F>[] = [];
-  private minSequenceNumber: bigint | undefined;
+  readonly #options: ManifestWriterOptions;
+  readonly #entryType: StructType;
+  readonly #partitionSummary: PartitionSummary;
+  readonly #entries: ManifestEntry<F>[] = [];
+  #minSequenceNumber: bigint | undefined;
 
   constructor(options: ManifestWriterOptions) {
-    this.options = options;
+    this.#options = options;
     const partition = partitionType(options.spec, options.schema);
-    this.entryType = manifestEntryType(partition);
-    this.partitionSummary = new PartitionSummary(partition);
+    this.#entryType = manifestEntryType(partition);
+    this.#partitionSummary = new PartitionSummary(partition);
   }
 
   /** A file this snapshot adds; a data sequence number only for data older than the commit. */
   add(file: F, dataSequenceNumber?: bigint): void {
-    this.append({
+    this.#append({
       status: EntryStatus.ADDED,
-      snapshotId: this.options.snapshotId,
+      snapshotId: this.#options.snapshotId,
       ...(dataSequenceNumber === undefined ? {} : { sequenceNumber: dataSequenceNumber }),
       file,
     });
@@ -73,34 +73,34 @@ export class ManifestWriter<F extends ContentFile = ContentFile> {
   /** A live file carried over from a committed manifest, with its inherited values filled in. */
   existing(entry: ManifestEntry<F>): void {
     if (entry.snapshotId === undefined) throw new TypeError(`existing entry ${entry.file.filePath} has no snapshot id`);
-    this.append({ ...committed(entry), status: EntryStatus.EXISTING, snapshotId: entry.snapshotId });
+    this.#append({ ...committed(entry), status: EntryStatus.EXISTING, snapshotId: entry.snapshotId });
   }
 
   /** A committed file this snapshot removes (or, for a deletion vector, supersedes). */
   delete(entry: ManifestEntry<F>): void {
-    this.append({ ...committed(entry), status: EntryStatus.DELETED, snapshotId: this.options.snapshotId });
+    this.#append({ ...committed(entry), status: EntryStatus.DELETED, snapshotId: this.#options.snapshotId });
   }
 
-  private append(entry: ManifestEntry<F>): void {
+  #append(entry: ManifestEntry<F>): void {
     const isData = entry.file.content === FileContent.DATA;
-    if (isData !== (this.options.content === ManifestContent.DATA)) {
+    if (isData !== (this.#options.content === ManifestContent.DATA)) {
       throw new TypeError(
         `${entry.file.filePath}: a ${isData ? "data" : "delete"} file in a manifest of the other kind`,
       );
     }
-    this.partitionSummary.update(entry.file.partition);
+    this.#partitionSummary.update(entry.file.partition);
     const seq = entry.sequenceNumber;
     if (entry.status !== EntryStatus.DELETED && seq !== undefined) {
-      if (this.minSequenceNumber === undefined || seq < this.minSequenceNumber) this.minSequenceNumber = seq;
+      if (this.#minSequenceNumber === undefined || seq < this.#minSequenceNumber) this.#minSequenceNumber = seq;
     }
-    this.entries.push(entry);
+    this.#entries.push(entry);
   }
 
   /** The manifest's bytes, and its manifest list entry once stored at `path`. */
   finish(path: string): { bytes: Uint8Array; manifest: NewManifestFile } {
-    const { schema, spec, content, snapshotId } = this.options;
+    const { schema, spec, content, snapshotId } = this.#options;
     const bytes = writeAvroFile({
-      schema: structToAvroSchema(this.entryType, "manifest_entry"),
+      schema: structToAvroSchema(this.#entryType, "manifest_entry"),
       metadata: new Map([
         ["schema", stringifyJson(schemaToJson(schema))],
         ["schema-id", String(schema.schemaId)],
@@ -109,9 +109,9 @@ export class ManifestWriter<F extends ContentFile = ContentFile> {
         ["format-version", "3"],
         ["content", content === ManifestContent.DATA ? "data" : "deletes"],
       ]),
-      records: this.entries.map((e) => structToAvro(this.entryType, entryToStruct(e))),
+      records: this.#entries.map((e) => structToAvro(this.#entryType, entryToStruct(e))),
     });
-    const withStatus = (status: EntryStatus) => this.entries.filter((e) => e.status === status);
+    const withStatus = (status: EntryStatus) => this.#entries.filter((e) => e.status === status);
     const rows = (entries: ManifestEntry<F>[]) => entries.reduce((sum, e) => sum + e.file.recordCount, 0n);
     const [added, existing, deleted] = [
       withStatus(EntryStatus.ADDED),
@@ -125,7 +125,7 @@ export class ManifestWriter<F extends ContentFile = ContentFile> {
         manifestLength: BigInt(bytes.length),
         partitionSpecId: spec.specId,
         content,
-        ...(this.minSequenceNumber === undefined ? {} : { minSequenceNumber: this.minSequenceNumber }),
+        ...(this.#minSequenceNumber === undefined ? {} : { minSequenceNumber: this.#minSequenceNumber }),
         addedSnapshotId: snapshotId,
         addedFilesCount: added.length,
         existingFilesCount: existing.length,
@@ -133,7 +133,7 @@ export class ManifestWriter<F extends ContentFile = ContentFile> {
         addedRowsCount: rows(added),
         existingRowsCount: rows(existing),
         deletedRowsCount: rows(deleted),
-        partitions: this.partitionSummary.summaries(),
+        partitions: this.#partitionSummary.summaries(),
       },
     };
   }

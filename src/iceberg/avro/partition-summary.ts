@@ -7,10 +7,10 @@ import { encodeSingleValue, type SingleValue } from "../spec/single-value.ts";
 import type { PrimitiveType, StructType } from "../spec/types.ts";
 
 export class PartitionSummary {
-  private readonly fields: FieldStats[];
+  readonly #fields: FieldStats[];
 
   constructor(partition: StructType) {
-    this.fields = partition.fields.map((f) => {
+    this.#fields = partition.fields.map((f) => {
       if (typeof f.type === "object" && f.type.kind !== "decimal" && f.type.kind !== "fixed") {
         throw new IcebergError("validation", `partition field ${f.name} has a nested type`);
       }
@@ -19,42 +19,42 @@ export class PartitionSummary {
   }
 
   update(partition: PartitionValues): void {
-    for (const field of this.fields) field.update(partition.get(field.id) as SingleValue | null | undefined);
+    for (const field of this.#fields) field.update(partition.get(field.id) as SingleValue | null | undefined);
   }
 
   summaries(): PartitionFieldSummary[] {
-    return this.fields.map((f) => f.summary());
+    return this.#fields.map((f) => f.summary());
   }
 }
 
 class FieldStats {
-  private containsNull = false;
-  private containsNan = false;
-  private min: SingleValue | undefined;
-  private max: SingleValue | undefined;
+  #containsNull = false;
+  #containsNan = false;
+  #min: SingleValue | undefined;
+  #max: SingleValue | undefined;
   readonly id: number;
-  private readonly type: PrimitiveType;
+  readonly #type: PrimitiveType;
 
   constructor(id: number, type: PrimitiveType) {
     this.id = id;
-    this.type = type;
+    this.#type = type;
   }
 
   update(value: SingleValue | null | undefined): void {
-    if (value === null || value === undefined) this.containsNull = true;
-    else if (typeof value === "number" && Number.isNaN(value)) this.containsNan = true;
+    if (value === null || value === undefined) this.#containsNull = true;
+    else if (typeof value === "number" && Number.isNaN(value)) this.#containsNan = true;
     else {
-      if (this.min === undefined || compare(value, this.min) < 0) this.min = value;
-      if (this.max === undefined || compare(value, this.max) > 0) this.max = value;
+      if (this.#min === undefined || compare(value, this.#min) < 0) this.#min = value;
+      if (this.#max === undefined || compare(value, this.#max) > 0) this.#max = value;
     }
   }
 
   summary(): PartitionFieldSummary {
     return {
-      containsNull: this.containsNull,
-      containsNan: this.containsNan,
-      ...(this.min === undefined ? {} : { lowerBound: encodeSingleValue(this.type, this.min) }),
-      ...(this.max === undefined ? {} : { upperBound: encodeSingleValue(this.type, this.max) }),
+      containsNull: this.#containsNull,
+      containsNan: this.#containsNan,
+      ...(this.#min === undefined ? {} : { lowerBound: encodeSingleValue(this.#type, this.#min) }),
+      ...(this.#max === undefined ? {} : { upperBound: encodeSingleValue(this.#type, this.#max) }),
     };
   }
 }

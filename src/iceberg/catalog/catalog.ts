@@ -45,8 +45,8 @@ export interface Catalog {
   dropTable(identifier: TableIdentifier, options?: { purge?: boolean }): Promise<void>;
   /**
    * Applies `updates` if every requirement holds, atomically. Throws CommitConflictError when a
-   * requirement fails or another writer won (reload and rebuild), CommitStateUnknownError when
-   * the outcome is unknown (reload and look for the snapshot before anything else).
+   * requirement fails or another writer won (reload and rebuild), a CatalogError of kind
+   * commit-state-unknown when the outcome is unknown (reload and look for the snapshot before anything else).
    */
   commitTable(
     identifier: TableIdentifier,
@@ -65,45 +65,55 @@ export function identifierToString(identifier: TableIdentifier): string {
   return [...identifier.namespace, identifier.name].join(".");
 }
 
+/** What a not-found catalog call found missing, as the REST spec's NoSuchTable/NoSuchNamespaceException say. */
+export type CatalogMissing = "table" | "namespace";
+
+export interface CatalogErrorOptions extends ErrorOptions {
+  /** The HTTP status the catalog answered; absent when it answered none (unreachable, the SQL catalog). */
+  status?: number | undefined;
+  /** With kind not-found: the table or the namespace of the call does not exist. */
+  missing?: CatalogMissing | undefined;
+}
+
 /**
- * Base of the catalog errors: `call` is the catalog call and its subject, e.g. "loadTable ns.t".
- * Each subclass has one kind; a CatalogError itself names its kind.
+ * A failed catalog call. One class for every catalog failure: what failed is its kind (errors.ts:
+ * not-found, already-exists, validation for a namespace that is not empty, commit-state-unknown,
+ * auth, io for a catalog that cannot be reached or is overloaded, ...), and from the kind whether a
+ * retry can help; `call` is the catalog call and its subject ("loadTable ns.t"), `status` the
+ * HTTP status of a REST answer, `missing` what a not-found call found missing. Callers test the
+ * kind (isCatalogError), not a class: a REST and the SQL catalog say the same failure alike.
  */
 export class CatalogError extends IcebergError {
   readonly call: string;
-  constructor(kind: IcebergErrorKind, call: string, message: string, options?: ErrorOptions) {
-    super(kind, `${call}: ${message}`, options);
+  readonly status: number | undefined;
+  readonly missing: CatalogMissing | undefined;
+  constructor(kind: IcebergErrorKind, call: string, message: string, options: CatalogErrorOptions = {}) {
+    const { status, missing, ...errorOptions } = options;
+    super(kind, `${call}: ${message}`, errorOptions);
     this.name = "CatalogError";
     this.call = call;
+    this.status = status;
+    this.missing = missing;
   }
 }
 
-export class NoSuchTableError extends CatalogError {
-  constructor(call: string, detail = "the table does not exist") {
-    super("not-found", call, detail);
-    this.name = "NoSuchTableError";
-  }
+/** Whether `error` is a CatalogError, of `kind` when given. */
+export function isCatalogError(error: unknown, kind?: IcebergErrorKind): error is CatalogError {
+  return error instanceof CatalogError && (kind === undefined || error.kind === kind);
 }
 
-export class NoSuchNamespaceError extends CatalogError {
-  constructor(call: string, detail = "the namespace does not exist") {
-    super("not-found", call, detail);
-    this.name = "NoSuchNamespaceError";
-  }
+/** A call that failed because the table or namespace it names does not exist. */
+export function isNoSuch(error: unknown, missing?: CatalogMissing): error is CatalogError {
+  return (
+    isCatalogError(error, "not-found") &&
+    error.missing !== undefined &&
+    (missing === undefined || error.missing === missing)
+  );
 }
 
-export class AlreadyExistsError extends CatalogError {
-  constructor(call: string, detail = "it already exists") {
-    super("already-exists", call, detail);
-    this.name = "AlreadyExistsError";
-  }
-}
-
-export class NamespaceNotEmptyError extends CatalogError {
-  constructor(call: string, detail = "the namespace still holds tables or namespaces") {
-    super("validation", call, detail);
-    this.name = "NamespaceNotEmptyError";
-  }
+/** The table or namespace of `call` does not exist. */
+export function noSuch(missing: CatalogMissing, call: string, detail = `the ${missing} does not exist`): CatalogError {
+  return new CatalogError("not-found", call, detail, { missing });
 }
 
 /**
@@ -111,48 +121,21 @@ export class NamespaceNotEmptyError extends CatalogError {
  * the request went out). Reload the table and look for the snapshot id before retrying, and
  * never delete the commit's files meanwhile: they may already be live.
  */
-export class CommitStateUnknownError extends CatalogError {
-  constructor(call: string, detail: string, options?: ErrorOptions) {
-    super(
-      "commit-state-unknown",
-      call,
-      `commit state unknown: ${detail}; reload the table to see whether the commit landed`,
-      options,
-    );
-    this.name = "CommitStateUnknownError";
-  }
-}
-
-/** 401/403 (or a refused token request): the credentials are wrong or lack a privilege. */
-export class CatalogAuthError extends CatalogError {
-  readonly status: number;
-  constructor(call: string, status: number, detail: string) {
-    super("auth", call, detail);
-    this.name = "CatalogAuthError";
-    this.status = status;
-  }
-}
-
-/** No connection to the catalog at all: refused, unknown host, TLS failure, timeout. */
-export class CatalogUnreachableError extends CatalogError {
-  constructor(call: string, detail: string, options?: ErrorOptions) {
-    super("io", call, detail, options);
-    this.name = "CatalogUnreachableError";
-  }
+export function commitStateUnknown(call: string, detail: string, options?: CatalogErrorOptions): CatalogError {
+  return new CatalogError(
+    "commit-state-unknown",
+    call,
+    `commit state unknown: ${detail}; reload the table to see whether the commit landed`,
+    options,
+  );
 }
 
 /**
- * Any other refusal: a malformed or invalid request (REST 400/406/422), a server error, an
- * answer that is not what the spec says. Its kind follows the HTTP status unless given.
+ * A refusal the catalog answered with an HTTP status (REST 400/406/422, a server error, an answer
+ * that is not what the spec says): its kind follows the status unless given.
  */
-export class CatalogRequestError extends CatalogError {
-  readonly status: number | undefined;
-  constructor(call: string, detail: string, options: { status?: number; kind?: IcebergErrorKind } = {}) {
-    const { status } = options;
-    super(options.kind ?? kindOfStatus(status), call, status === undefined ? detail : `HTTP ${status}: ${detail}`);
-    this.name = "CatalogRequestError";
-    this.status = status;
-  }
+export function refused(call: string, detail: string, status: number, kind = kindOfStatus(status)): CatalogError {
+  return new CatalogError(kind, call, `HTTP ${status}: ${detail}`, { status });
 }
 
 /** What an HTTP error status says about a request (RFC 9110; the REST spec's error responses). */

@@ -5,18 +5,16 @@
 // file names, so the pattern must be exact. Java may gzip them (write.metadata.compression-codec);
 // such files are read by their gzip magic, whatever their name.
 import { gunzipSync } from "node:zlib";
+import { stringifyJson } from "../../lib/int64-json.ts";
 import { decodingFile } from "../errors.ts";
 import type { FileIO } from "../io/file-io.ts";
-import { readJsonDocument, stringifyJson } from "../spec/json.ts";
+import { metadataDir } from "../locations.ts";
+import { readJsonDocument } from "../spec/json.ts";
 import { type TableMetadata, tableMetadataJson, tableMetadataToJson } from "../spec/table-metadata.ts";
-
-/** Spec table property: how many previous metadata files the metadata-log keeps. */
-export const PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max";
-const DEFAULT_PREVIOUS_VERSIONS_MAX = 100;
+import { propertyValue, WRITE_METADATA_PREVIOUS_VERSIONS_MAX } from "../spec/table-properties.ts";
 
 export function metadataFileLocation(metadata: TableMetadata, version: number): string {
-  const dir = (metadata.properties["write.metadata.path"] ?? `${metadata.location}/metadata`).replace(/\/+$/, "");
-  return `${dir}/${String(version).padStart(5, "0")}-${crypto.randomUUID()}.metadata.json`;
+  return `${metadataDir(metadata)}/${String(version).padStart(5, "0")}-${crypto.randomUUID()}.metadata.json`;
 }
 
 /** The NNNNN of a metadata file name; -1 when the name does not follow the pattern. */
@@ -34,7 +32,7 @@ export function withPreviousMetadataFile(
   base: TableMetadata,
   baseLocation: string,
 ): TableMetadata {
-  const max = Number(next.properties[PREVIOUS_VERSIONS_MAX] ?? DEFAULT_PREVIOUS_VERSIONS_MAX);
+  const max = propertyValue(next.properties, WRITE_METADATA_PREVIOUS_VERSIONS_MAX);
   const log = [...base.metadataLog, { timestampMs: base.lastUpdatedMs, metadataFile: baseLocation }];
   return { ...next, metadataLog: log.slice(Math.max(0, log.length - Math.max(1, max))) };
 }

@@ -4,10 +4,11 @@
 // access token as a bearer token. The token is cached and fetched anew shortly before it
 // expires (expires_in, else the JWT's exp claim), and after a 401.
 import { z } from "zod";
-import { describeValue, object, parseJson, readJsonDocument, string } from "../spec/json.ts";
+import { parseJson } from "../../lib/int64-json.ts";
+import { describeValue, object, readJsonDocument, string } from "../spec/json.ts";
 import type { AuthSession } from "./auth.ts";
 import { redactSecrets } from "./auth.ts";
-import { CatalogAuthError, CatalogRequestError, CatalogUnreachableError } from "./catalog.ts";
+import { CatalogError, refused } from "./catalog.ts";
 import { networkFailure, redactUrl, redirectTarget } from "./http.ts";
 
 export interface ClientCredentialsOptions {
@@ -92,29 +93,30 @@ export class OAuth2ClientCredentials implements AuthSession {
         failure.code === "timeout"
           ? `the OAuth2 token endpoint ${where} did not answer within ${timeoutMs / 1000} s (request_timeout)`
           : `cannot reach the OAuth2 token endpoint ${where} (${failure.code})`;
-      throw new CatalogUnreachableError(call, `${what}; check \`oauth2-server-uri\` / \`uri\``);
+      throw new CatalogError("io", call, `${what}; check \`oauth2-server-uri\` / \`uri\``);
     }
     const target = redirectTarget(response);
     if (target !== undefined) {
       await response.body?.cancel();
-      throw new CatalogRequestError(
+      throw refused(
         call,
         `the token endpoint ${where} answered a redirect (HTTP ${response.status}) to ${target}; floe does not send the client secret after it: set \`oauth2-server-uri\` to where it leads`,
-        { status: response.status },
+        response.status,
       );
     }
     const text = this.redact(await response.text());
     if (!response.ok) {
       const detail = oauthErrorDetail(text);
       if (response.status === 400 || response.status === 401 || response.status === 403) {
-        throw new CatalogAuthError(
+        throw new CatalogError(
+          "auth",
           call,
-          response.status,
           `the token endpoint ${where} refused the client credentials (HTTP ${response.status}${detail}); ` +
             `check the client id and secret, and that scope "${scope}" is one the server grants`,
+          { status: response.status },
         );
       }
-      throw new CatalogRequestError(call, `token endpoint ${where} failed${detail}`, { status: response.status });
+      throw refused(call, `token endpoint ${where} failed${detail}`, response.status);
     }
     const body = readJsonDocument(tokenResponseJson, text, `${call}: the token endpoint's answer (${where})`);
     const lifetimeMs =

@@ -14,10 +14,11 @@
 // would wait as long again for a server that does not answer.
 
 import type { z } from "zod";
+import { parseJson, stringifyJson } from "../../lib/int64-json.ts";
 import { IcebergError } from "../errors.ts";
 import type { FileIO, FileIOFactory, StorageProperties } from "../io/file-io.ts";
 import { storageFileIO } from "../io/storage-file-io.ts";
-import { isJsonObject, parseDocument, parseJson, readJsonDocument, stringifyJson } from "../spec/json.ts";
+import { isJsonObject, parseDocument, readJsonDocument } from "../spec/json.ts";
 import {
   CommitConflictError,
   createTableRequestJson,
@@ -28,18 +29,15 @@ import {
 } from "../spec/table-update.ts";
 import { type AuthSession, anonymous, bearerToken } from "./auth.ts";
 import {
-  AlreadyExistsError,
   type Catalog,
-  CatalogAuthError,
-  CatalogRequestError,
-  CatalogUnreachableError,
-  CommitStateUnknownError,
+  CatalogError,
+  type CatalogMissing,
+  commitStateUnknown,
   identifierToString,
   type LoadedTable,
-  NamespaceNotEmptyError,
-  NoSuchNamespaceError,
-  NoSuchTableError,
   namespaceToString,
+  noSuch,
+  refused,
   type TableCreation,
   type TableIdentifier,
 } from "./catalog.ts";
@@ -73,7 +71,7 @@ const defaultFileIO = storageFileIO();
 /** A static bearer token, or OAuth2 client credentials exchanged for tokens. */
 export type RestCredential =
   | { token: string }
-  | { clientId: string; clientSecret: string; scope?: string; oauth2ServerUri?: string };
+  | { clientId: string; clientSecret: string; scope?: string | undefined; oauth2ServerUri?: string | undefined };
 
 /** Polaris needs this scope for a client-credentials token; other servers take what they are given. */
 export const DEFAULT_OAUTH2_SCOPE = "PRINCIPAL_ROLE:ALL";
@@ -220,10 +218,10 @@ export class RestCatalog implements Catalog {
         throw this.#notIcebergRest(call, response, error.message);
       }
       if (response.status === 404 || response.status === 400) {
-        throw new CatalogRequestError(
+        throw refused(
           call,
           `${error.message}; check \`warehouse\` (${JSON.stringify(this.#options.warehouse ?? "")}; on Unity: the catalog name)`,
-          { status: response.status },
+          response.status,
         );
       }
       throw this.#failureOf(call, response, error);
@@ -242,15 +240,16 @@ export class RestCatalog implements Catalog {
    * The answer of GET /v1/config came from something other than an Iceberg REST catalog: the
    * `uri` points at a web server, a UI, or the wrong path on the right host.
    */
-  #notIcebergRest(call: string, response: Response, what: string): CatalogRequestError {
+  #notIcebergRest(call: string, response: Response, what: string): CatalogError {
     const status = response.ok ? "" : ` HTTP ${response.status} with`;
-    return new CatalogRequestError(
+    return new CatalogError(
+      "not-found",
       call,
       `${redactUrl(this.#base).replace(/\/$/, "")} does not look like an Iceberg REST catalog endpoint: GET ${redactUrl(response.url)} ` +
         `answered${status} ${what}. \`uri\` is the base that /v1/config hangs off, often with a path such as ` +
         `/api/catalog (Polaris); for Databricks Unity Catalog it is https://<workspace>${UNITY_ICEBERG_REST_PATH} ` +
         "(or use type: unity with workspace_url)",
-      { kind: "not-found" },
+      response.ok ? {} : { status: response.status },
     );
   }
 
@@ -284,7 +283,7 @@ export class RestCatalog implements Catalog {
     const response = await this.#send(call, "POST", this.#paths.namespaces(), {
       body: JSON.stringify({ namespace, properties }),
     });
-    if (response.status === 409) throw new AlreadyExistsError(call, (await this.#errorOf(response)).message);
+    if (response.status === 409) throw await this.#alreadyExists(call, response);
     if (!response.ok) throw await this.#failure(call, response);
     await response.body?.cancel();
   }
@@ -309,9 +308,9 @@ export class RestCatalog implements Catalog {
     const error = await this.#errorOf(response);
     // Java answers 409; older servers 400 with NamespaceNotEmptyException.
     if (response.status === 409 || error.type === "NamespaceNotEmptyException") {
-      throw new NamespaceNotEmptyError(call, error.message);
+      throw new CatalogError("validation", call, error.message, { status: response.status });
     }
-    if (response.status === 404) throw new NoSuchNamespaceError(call, error.message);
+    if (response.status === 404) throw noSuch("namespace", call, error.message);
     throw this.#failureOf(call, response, error);
   }
 
@@ -337,7 +336,7 @@ export class RestCatalog implements Catalog {
   async loadTable(identifier: TableIdentifier): Promise<LoadedTable> {
     const call = `loadTable ${identifierToString(identifier)}`;
     const response = await this.#send(call, "GET", this.#paths.table(identifier));
-    if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
+    if (!response.ok) throw await this.#failure(call, response, { notFound: "table" });
     return this.#loaded(identifier, await this.#read(call, response, loadTableResultJson, "LoadTableResult"));
   }
 
@@ -346,8 +345,8 @@ export class RestCatalog implements Catalog {
     const response = await this.#send(call, "POST", this.#paths.tables(identifier.namespace), {
       body: createTableRequestJson(identifier.name, table),
     });
-    if (response.status === 409) throw new AlreadyExistsError(call, (await this.#errorOf(response)).message);
-    if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
+    if (response.status === 409) throw await this.#alreadyExists(call, response);
+    if (!response.ok) throw await this.#failure(call, response, { notFound: "namespace" });
     return this.#loaded(identifier, await this.#read(call, response, loadTableResultJson, "LoadTableResult"));
   }
 
@@ -356,7 +355,7 @@ export class RestCatalog implements Catalog {
     const response = await this.#send(call, "DELETE", this.#paths.table(identifier), {
       query: { purgeRequested: String(options.purge ?? false) },
     });
-    if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
+    if (!response.ok) throw await this.#failure(call, response, { notFound: "table" });
     await response.body?.cancel();
     this.#tableConfig.delete(identifierToString(identifier));
     this.#storageCredentials.delete(identifierToString(identifier));
@@ -383,9 +382,9 @@ export class RestCatalog implements Catalog {
         case 502:
         case 503:
         case 504:
-          throw new CommitStateUnknownError(call, `HTTP ${response.status}: ${error.message}`);
+          throw commitStateUnknown(call, `HTTP ${response.status}: ${error.message}`, { status: response.status });
         case 404:
-          throw new NoSuchTableError(call, error.message);
+          throw noSuch("table", call, error.message);
         default:
           throw this.#failureOf(call, response, error);
       }
@@ -455,7 +454,7 @@ export class RestCatalog implements Catalog {
           ? `${this.#paths.table(identifier)}/credentials`
           : (endpoint.startsWith(this.#base) ? endpoint.slice(this.#base.length) : endpoint).replace(/^\/+/, "");
       const response = await this.#send(call, "GET", path);
-      if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchTableError });
+      if (!response.ok) throw await this.#failure(call, response, { notFound: "table" });
       const answer = await this.#read(call, response, loadCredentialsResponseJson, "LoadCredentialsResponse");
       this.#storageCredentials.set(key, parseStorageCredentials(answer["storage-credentials"] ?? []));
     } else {
@@ -475,7 +474,7 @@ export class RestCatalog implements Catalog {
     let pageToken: string | undefined;
     do {
       const response = await this.#send(call, "GET", path, { query: { ...query, pageToken } });
-      if (!response.ok) throw await this.#failure(call, response, { notFound: NoSuchNamespaceError });
+      if (!response.ok) throw await this.#failure(call, response, { notFound: "namespace" });
       const page = await read(response);
       items.push(...page.items);
       pageToken = page.next ? page.next : undefined;
@@ -486,7 +485,7 @@ export class RestCatalog implements Catalog {
   /**
    * Sends one request. Renews the token once on 401/419. Retries GET and HEAD on network
    * failures and 502/503/504 with exponential backoff. A network failure becomes
-   * CatalogUnreachableError, except a POST that broke after it was sent: a commit then has
+   * CatalogError of kind io, except a POST that broke after it was sent: a commit then has
    * an unknown outcome.
    */
   async #send(call: string, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
@@ -525,9 +524,10 @@ export class RestCatalog implements Catalog {
           ? `the catalog at ${where} did not answer within ${timeoutMs / 1000} s (request_timeout)`
           : `the connection to ${where} broke mid-request (${failure.code})`;
         if (!failure.beforeRequest && options.commit) {
-          throw new CommitStateUnknownError(call, broke, { cause: error });
+          throw commitStateUnknown(call, broke, { cause: error });
         }
-        throw new CatalogUnreachableError(
+        throw new CatalogError(
+          "io",
           call,
           failure.beforeRequest
             ? `cannot reach the catalog at ${where} (${failure.code}); check \`uri\``
@@ -550,11 +550,11 @@ export class RestCatalog implements Catalog {
       const target = redirectTarget(response);
       if (target !== undefined) {
         await response.body?.cancel();
-        throw new CatalogRequestError(
+        throw refused(
           call,
           `the catalog at ${redactUrl(url.toString())} answered a redirect (HTTP ${response.status}) to ${target}; ` +
             "floe does not follow a catalog's redirects: set `uri` to where it leads",
-          { status: response.status },
+          response.status,
         );
       }
       return response;
@@ -596,11 +596,12 @@ export class RestCatalog implements Catalog {
     };
   }
 
-  async #failure(
-    call: string,
-    response: Response,
-    mapping: { notFound?: typeof NoSuchTableError | typeof NoSuchNamespaceError } = {},
-  ): Promise<Error> {
+  /** 409 to a create: what was to be created exists already. */
+  async #alreadyExists(call: string, response: Response): Promise<CatalogError> {
+    return new CatalogError("already-exists", call, (await this.#errorOf(response)).message, { status: 409 });
+  }
+
+  async #failure(call: string, response: Response, mapping: { notFound?: CatalogMissing } = {}): Promise<Error> {
     return this.#failureOf(call, response, await this.#errorOf(response), mapping);
   }
 
@@ -608,35 +609,37 @@ export class RestCatalog implements Catalog {
     call: string,
     response: Response,
     error: ErrorResponse,
-    mapping: { notFound?: typeof NoSuchTableError | typeof NoSuchNamespaceError } = {},
+    mapping: { notFound?: CatalogMissing } = {},
   ): Error {
     const where = redactUrl(response.url);
     switch (response.status) {
       case 401:
       case 419:
-        return new CatalogAuthError(
+        return new CatalogError(
+          "auth",
           call,
-          response.status,
           `the catalog at ${where} rejected the credentials (HTTP ${response.status}: ${error.message}); ` +
             "check the token, or the OAuth2 client id, secret and scope",
+          { status: response.status },
         );
       case 403: {
         const operation = call.split(" ")[0] ?? call;
         const unity = unityPrivileges[operation];
-        return new CatalogAuthError(
+        return new CatalogError(
+          "auth",
           call,
-          403,
           `the catalog at ${where} denied it (HTTP 403: ${error.message}); check the principal's privileges` +
             (unity ? ` (on Unity Catalog: ${unity})` : ""),
+          { status: 403 },
         );
       }
       case 404:
-        if (error.type === "NoSuchNamespaceException") return new NoSuchNamespaceError(call, error.message);
-        if (error.type === "NoSuchTableException") return new NoSuchTableError(call, error.message);
-        if (mapping.notFound) return new mapping.notFound(call, error.message);
-        return new CatalogRequestError(call, `${error.message} (${where})`, { status: 404 });
+        if (error.type === "NoSuchNamespaceException") return noSuch("namespace", call, error.message);
+        if (error.type === "NoSuchTableException") return noSuch("table", call, error.message);
+        if (mapping.notFound) return noSuch(mapping.notFound, call, error.message);
+        return refused(call, `${error.message} (${where})`, 404);
       default:
-        return new CatalogRequestError(call, error.message, { status: response.status });
+        return refused(call, error.message, response.status);
     }
   }
 }

@@ -20,7 +20,8 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
+import { openSqlite, transaction } from "../../lib/sqlite.ts";
 import { IcebergError, type IcebergErrorKind } from "../errors.ts";
 import type { FileIO, FileIOFactory } from "../io/file-io.ts";
 import { fileSystemErrorKind, localFileIO, localPath } from "../io/local-file-io.ts";
@@ -33,16 +34,12 @@ import {
   type TableUpdate,
 } from "../spec/table-update.ts";
 import {
-  AlreadyExistsError,
   type Catalog,
   CatalogError,
-  CatalogRequestError,
   identifierToString,
   type LoadedTable,
-  NamespaceNotEmptyError,
-  NoSuchNamespaceError,
-  NoSuchTableError,
   namespaceToString,
+  noSuch,
   type TableCreation,
   type TableIdentifier,
 } from "./catalog.ts";
@@ -107,7 +104,8 @@ export async function openSqlCatalog(options: SqlCatalogOptions): Promise<SqlCat
   );
   const db = attempt(
     `open or create the catalog database ${database}`,
-    () => new DatabaseSync(database, { timeout: options.busyTimeoutMs ?? 30_000 }),
+    // WAL, persistent for the database file: readers never block the writer and vice versa.
+    () => openSqlite(database, { busyTimeoutMs: options.busyTimeoutMs ?? 30_000 }),
   );
   try {
     return attempt(
@@ -188,8 +186,6 @@ export class SqlCatalog implements Catalog {
     this.warehouse = warehouse;
     this.#db = db;
     this.#fileIO = fileIO;
-    // Persistent for the database file; readers never block the writer and vice versa.
-    db.exec("PRAGMA journal_mode = WAL");
     db.exec(`CREATE TABLE IF NOT EXISTS iceberg_tables (
       catalog_name VARCHAR(255) NOT NULL,
       table_namespace VARCHAR(255) NOT NULL,
@@ -211,7 +207,7 @@ export class SqlCatalog implements Catalog {
 
   async listNamespaces(parent: readonly string[] = []): Promise<string[][]> {
     const call = parent.length ? `listNamespaces ${namespaceToString(parent)}` : "listNamespaces";
-    if (parent.length && !(await this.namespaceExists(parent))) throw new NoSuchNamespaceError(call);
+    if (parent.length && !(await this.namespaceExists(parent))) throw noSuch("namespace", call);
     const rows = this.#db
       .prepare(
         `SELECT table_namespace AS ns FROM iceberg_tables WHERE catalog_name = ?
@@ -235,18 +231,19 @@ export class SqlCatalog implements Catalog {
   ): Promise<void> {
     const call = `createNamespace ${namespaceToString(namespace)}`;
     const ns = this.#namespaceKey(call, namespace);
-    if (await this.namespaceExists(namespace)) throw new AlreadyExistsError(call, "the namespace already exists");
+    if (await this.namespaceExists(namespace))
+      throw new CatalogError("already-exists", call, "the namespace already exists");
     const insert = this.#db.prepare(
       "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES (?, ?, ?, ?)",
     );
     try {
-      this.#transaction(() => {
+      transaction(this.#db, () => {
         for (const [key, value] of Object.entries({ ...properties, [NAMESPACE_EXISTS_PROPERTY]: "true" })) {
           insert.run(this.name, ns, key, value);
         }
       });
     } catch (error) {
-      if (isConstraintViolation(error)) throw new AlreadyExistsError(call, "the namespace already exists");
+      if (isConstraintViolation(error)) throw new CatalogError("already-exists", call, "the namespace already exists");
       throw error;
     }
   }
@@ -268,13 +265,13 @@ export class SqlCatalog implements Catalog {
 
   async dropNamespace(namespace: readonly string[]): Promise<void> {
     const call = `dropNamespace ${namespaceToString(namespace)}`;
-    if (!(await this.namespaceExists(namespace))) throw new NoSuchNamespaceError(call);
+    if (!(await this.namespaceExists(namespace))) throw noSuch("namespace", call);
     const tables = await this.listTables(namespace);
     if (tables.length > 0)
-      throw new NamespaceNotEmptyError(call, `the namespace still holds ${tables.length} table(s)`);
+      throw new CatalogError("validation", call, `the namespace still holds ${tables.length} table(s)`);
     const children = await this.listNamespaces(namespace);
     if (children.length > 0) {
-      throw new NamespaceNotEmptyError(call, `the namespace still holds ${children.length} namespace(s)`);
+      throw new CatalogError("validation", call, `the namespace still holds ${children.length} namespace(s)`);
     }
     this.#db
       .prepare("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")
@@ -283,7 +280,7 @@ export class SqlCatalog implements Catalog {
 
   async listTables(namespace: readonly string[]): Promise<TableIdentifier[]> {
     const call = `listTables ${namespaceToString(namespace)}`;
-    if (!(await this.namespaceExists(namespace))) throw new NoSuchNamespaceError(call);
+    if (!(await this.namespaceExists(namespace))) throw noSuch("namespace", call);
     const rows = this.#db
       .prepare(
         `SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND ${this.#isTable} ORDER BY table_name`,
@@ -306,8 +303,8 @@ export class SqlCatalog implements Catalog {
   async createTable(identifier: TableIdentifier, table: TableCreation): Promise<LoadedTable> {
     const call = `createTable ${identifierToString(identifier)}`;
     const ns = this.#namespaceKey(call, identifier.namespace);
-    if (!(await this.namespaceExists(identifier.namespace))) throw new NoSuchNamespaceError(call);
-    if (this.#row(identifier) !== undefined) throw new AlreadyExistsError(call, "the table already exists");
+    if (!(await this.namespaceExists(identifier.namespace))) throw noSuch("namespace", call);
+    if (this.#row(identifier) !== undefined) throw new CatalogError("already-exists", call, "the table already exists");
     const location = table.location ?? this.#defaultLocation(identifier);
     const metadata = newTableMetadata({ ...table, location }, BigInt(Date.now()));
     const io = this.#tableIO(metadata.location);
@@ -324,7 +321,7 @@ export class SqlCatalog implements Catalog {
     } catch (error) {
       // The file was never referenced: nobody can be reading it.
       await io.delete(metadataLocation);
-      if (isConstraintViolation(error)) throw new AlreadyExistsError(call, "the table already exists");
+      if (isConstraintViolation(error)) throw new CatalogError("already-exists", call, "the table already exists");
       throw error;
     }
     return { identifier, metadata, metadataLocation, io };
@@ -340,7 +337,7 @@ export class SqlCatalog implements Catalog {
         `DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND ${this.#isTable}`,
       )
       .run(this.name, namespaceToString(identifier.namespace), identifier.name);
-    if (changes === 0) throw new NoSuchTableError(call);
+    if (changes === 0) throw noSuch("table", call);
     if (purgeDir !== undefined) await rm(purgeDir, { recursive: true, force: true });
   }
 
@@ -359,7 +356,7 @@ export class SqlCatalog implements Catalog {
     } catch (error) {
       if (error instanceof CommitConflictError) throw new CommitConflictError(`${call}: ${error.message}`);
       // An update the spec forbids: the request is wrong, as a REST catalog's 400 says.
-      throw new CatalogRequestError(call, error instanceof Error ? error.message : String(error));
+      throw new CatalogError("validation", call, error instanceof Error ? error.message : String(error));
     }
     const io = this.#tableIO(next.location);
     const metadataLocation = metadataFileLocation(next, metadataFileVersion(baseLocation) + 1);
@@ -382,9 +379,11 @@ export class SqlCatalog implements Catalog {
     } catch (error) {
       // SQLite rolled the statement back: the new file is referenced by nothing.
       await io.delete(metadataLocation);
-      throw new CatalogRequestError(call, `the catalog database refused the commit: ${(error as Error).message}`, {
-        kind: storageKind(error),
-      });
+      throw new CatalogError(
+        storageKind(error),
+        call,
+        `the catalog database refused the commit: ${(error as Error).message}`,
+      );
     }
     if (Number(changes) === 0) {
       await io.delete(metadataLocation);
@@ -410,8 +409,8 @@ export class SqlCatalog implements Catalog {
 
   #currentMetadataLocation(call: string, identifier: TableIdentifier): string {
     const row = this.#row(identifier);
-    if (row === undefined) throw new NoSuchTableError(call);
-    if (!row.metadata_location) throw new NoSuchTableError(call, "the catalog row has no metadata_location");
+    if (row === undefined) throw noSuch("table", call);
+    if (!row.metadata_location) throw noSuch("table", call, "the catalog row has no metadata_location");
     return row.metadata_location;
   }
 
@@ -422,7 +421,7 @@ export class SqlCatalog implements Catalog {
   /** Namespace levels are joined by "." in the database, so a level cannot contain one. */
   #namespaceKey(call: string, namespace: readonly string[]): string {
     if (namespace.length === 0 || namespace.some((level) => level === "" || level.includes("."))) {
-      throw new CatalogRequestError(call, "namespace levels must be non-empty and contain no '.'");
+      throw new CatalogError("validation", call, "namespace levels must be non-empty and contain no '.'");
     }
     return namespaceToString(namespace);
   }
@@ -445,25 +444,13 @@ export class SqlCatalog implements Catalog {
   #purgeDir(call: string, location: string): string {
     const dir = realpathOrSelf(localPath(location));
     if (!dir.startsWith(realpathOrSelf(this.warehouse) + sep)) {
-      throw new CatalogRequestError(
+      throw new CatalogError(
+        "unsupported",
         call,
         `cannot purge a table located outside the warehouse ${this.warehouse} (${location}); drop it without purge`,
-        { kind: "unsupported" },
       );
     }
     return dir;
-  }
-
-  #transaction(work: () => void): void {
-    // IMMEDIATE takes the write lock up front, so the busy timeout applies instead of a mid-way failure.
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      work();
-      this.#db.exec("COMMIT");
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
   }
 }
 

@@ -81,37 +81,38 @@ function collectStrings(value: unknown, into: Set<string>): void {
 }
 
 export class DeleteOrphanFiles {
-  private readonly table: Table;
-  private olderThanMs: number | undefined;
-  private location: string | undefined;
+  readonly #table: Table;
+  #olderThanMs: number | undefined;
+  #location: string | undefined;
 
   constructor(table: Table) {
-    this.table = table;
+    this.#table = table;
   }
 
   /** Only files last modified before this (epoch ms) are removed; now minus 3 days by default. */
   olderThan(timestampMs: number): this {
-    this.olderThanMs = timestampMs;
+    this.#olderThanMs = timestampMs;
     return this;
   }
 
   /** Where to look; the table's location by default. */
   under(location: string): this {
-    this.location = location;
+    this.#location = location;
     return this;
   }
 
   /** The orphans, without deleting them. */
   async plan(): Promise<OrphanFilesResult> {
-    const io = this.table.io;
-    const root = this.location ?? this.table.metadata.location;
-    if (!io.list) throw new IcebergError("unsupported", `${this.table.name}: the file IO of ${root} cannot list files`);
-    const cutoff = this.olderThanMs ?? Date.now() - DEFAULT_ORPHAN_AGE_MS;
+    const io = this.#table.io;
+    const root = this.#location ?? this.#table.metadata.location;
+    if (!io.list)
+      throw new IcebergError("unsupported", `${this.#table.name}: the file IO of ${root} cannot list files`);
+    const cutoff = this.#olderThanMs ?? Date.now() - DEFAULT_ORPHAN_AGE_MS;
     const listed: ListedFile[] = [];
     for await (const file of io.list(root)) listed.push(file);
     // After the listing: a file committed meanwhile is reachable from this metadata.
-    await this.table.refresh();
-    const reachable = await reachableLocations(this.table, this.table.metadata, this.table.metadataLocation);
+    await this.#table.refresh();
+    const reachable = await reachableLocations(this.#table, this.#table.metadata, this.#table.metadataLocation);
     const orphans = selectOrphans(listed, reachable, cutoff);
     return { orphans, bytes: orphans.reduce((sum, f) => sum + f.size, 0), listed: listed.length };
   }
@@ -119,7 +120,7 @@ export class DeleteOrphanFiles {
   async execute(): Promise<OrphanFilesResult> {
     const result = await this.plan();
     await deleteAll(
-      this.table,
+      this.#table,
       result.orphans.map((f) => f.location),
     );
     return result;

@@ -16,10 +16,14 @@ import { readManifestEntries, readManifestList } from "../scan/read-manifests.ts
 import type { ManifestFile } from "../spec/manifest.ts";
 import { MAIN_BRANCH, type Snapshot } from "../spec/snapshot.ts";
 import { ancestors, snapshotById, type TableMetadata } from "../spec/table-metadata.ts";
+import {
+  HISTORY_EXPIRE_MAX_SNAPSHOT_AGE_MS,
+  HISTORY_EXPIRE_MIN_SNAPSHOTS_TO_KEEP,
+  propertyValue,
+} from "../spec/table-properties.ts";
 import type { Table } from "../table.ts";
 import { commitWithRetries } from "./retry.ts";
 
-const DEFAULT_MAX_SNAPSHOT_AGE_MS = 5n * 24n * 3600n * 1000n;
 const DELETES_IN_FLIGHT = 16;
 
 export interface RetentionPolicy {
@@ -77,69 +81,69 @@ export interface ExpireSnapshotsResult {
 }
 
 export class ExpireSnapshots {
-  private readonly table: Table;
-  private olderThanMs: bigint | undefined;
-  private retainLastCount: number | undefined;
-  private readonly keeps: ((snapshot: Snapshot) => boolean)[] = [];
-  private cleanFiles = true;
+  readonly #table: Table;
+  #olderThanMs: bigint | undefined;
+  #retainLastCount: number | undefined;
+  readonly #keeps: ((snapshot: Snapshot) => boolean)[] = [];
+  #cleanFiles = true;
 
   constructor(table: Table) {
-    this.table = table;
+    this.#table = table;
   }
 
   expireOlderThan(timestampMs: bigint | number): this {
-    this.olderThanMs = BigInt(timestampMs);
+    this.#olderThanMs = BigInt(timestampMs);
     return this;
   }
 
   retainLast(count: number): this {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`retainLast must be at least 1, got ${count}`);
-    this.retainLastCount = count;
+    this.#retainLastCount = count;
     return this;
   }
 
   /** Never expires a snapshot `keep` holds on to. */
   retain(keep: (snapshot: Snapshot) => boolean): this {
-    this.keeps.push(keep);
+    this.#keeps.push(keep);
     return this;
   }
 
   /** Whether to delete the files only expired snapshots reach (on by default, as Java). */
   deleteFiles(clean: boolean): this {
-    this.cleanFiles = clean;
+    this.#cleanFiles = clean;
     return this;
   }
 
   /** The policy as set, falling back to the table's history.expire.* properties as Java does. */
   policy(metadata: TableMetadata): RetentionPolicy {
     const props = metadata.properties;
-    const maxAge = props["history.expire.max-snapshot-age-ms"];
-    const minKeep = Number(props["history.expire.min-snapshots-to-keep"] ?? "1");
+    // A retain-last count set here replaces the age limit unless the table sets one itself.
+    const ageSet = props[HISTORY_EXPIRE_MAX_SNAPSHOT_AGE_MS.key] !== undefined;
     const olderThan =
-      this.olderThanMs ??
-      (this.retainLastCount === undefined || maxAge !== undefined
-        ? BigInt(Date.now()) - (maxAge === undefined ? DEFAULT_MAX_SNAPSHOT_AGE_MS : BigInt(maxAge))
+      this.#olderThanMs ??
+      (this.#retainLastCount === undefined || ageSet
+        ? BigInt(Date.now()) - propertyValue(props, HISTORY_EXPIRE_MAX_SNAPSHOT_AGE_MS)
         : undefined);
     return {
       ...(olderThan === undefined ? {} : { expireOlderThanMs: olderThan }),
-      retainLast: this.retainLastCount ?? (Number.isInteger(minKeep) && minKeep > 0 ? minKeep : 1),
-      keep: (s) => this.keeps.some((keep) => keep(s)),
+      retainLast: this.#retainLastCount ?? propertyValue(props, HISTORY_EXPIRE_MIN_SNAPSHOTS_TO_KEEP),
+      keep: (s) => this.#keeps.some((keep) => keep(s)),
     };
   }
 
   /** What commit() would expire and delete, from the table as it is now; nothing is changed. */
   async plan(): Promise<ExpireSnapshotsResult> {
-    const before = this.table.metadata;
+    const before = this.#table.metadata;
     const ids = selectExpiredSnapshots(before, this.policy(before));
     const removed = new Set(ids);
     const after = { ...before, snapshots: before.snapshots.filter((s) => !removed.has(s.snapshotId)) };
-    return { expiredSnapshotIds: ids, files: await unreachableFiles(this.table, before, after, ids) };
+    return { expiredSnapshotIds: ids, files: await unreachableFiles(this.#table, before, after, ids) };
   }
 
   async commit(): Promise<ExpireSnapshotsResult> {
     let expired: bigint[] = [];
-    let before: TableMetadata = this.table.metadata;
-    await commitWithRetries(this.table, async (base) => {
+    let before: TableMetadata = this.#table.metadata;
+    await commitWithRetries(this.#table, async (base) => {
       expired = selectExpiredSnapshots(base, this.policy(base));
       before = base;
       if (expired.length === 0) return undefined;
@@ -154,11 +158,11 @@ export class ExpireSnapshots {
     const empty: ExpiredFiles = { manifestLists: [], manifests: [], dataFiles: [], deleteFiles: [], bytes: 0n };
     if (expired.length === 0) return { expiredSnapshotIds: [], files: empty };
     // What the catalog answered after the commit: snapshots committed meanwhile count as kept.
-    const after = this.table.metadata;
+    const after = this.#table.metadata;
     const gone = expired.filter((id) => !snapshotById(after, id));
-    const files = await unreachableFiles(this.table, before, after, gone);
-    if (this.cleanFiles) {
-      await deleteAll(this.table, [
+    const files = await unreachableFiles(this.#table, before, after, gone);
+    if (this.#cleanFiles) {
+      await deleteAll(this.#table, [
         ...files.dataFiles,
         ...files.deleteFiles,
         ...files.manifests,

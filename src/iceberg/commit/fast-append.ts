@@ -13,31 +13,31 @@ import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
 
 export class FastAppend extends SnapshotProducer {
   protected readonly operation: SnapshotOperation = "append";
-  private readonly files: DataFile[] = [];
-  private manifest: Promise<NewManifestFile> | undefined;
+  readonly #files: DataFile[] = [];
+  #manifest: Promise<NewManifestFile> | undefined;
 
   appendFile(...files: DataFile[]): this {
-    if (this.manifest) throw new Error(`${this.table.name}: files appended after the commit started`);
-    this.files.push(...files);
+    if (this.#manifest) throw new Error(`${this.table.name}: files appended after the commit started`);
+    this.#files.push(...files);
     return this;
   }
 
   protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
     const summary = new SnapshotSummaryBuilder();
     const kept = parent ? await readManifestList(this.table, parent) : [];
-    if (this.files.length === 0) return { manifests: kept, summary };
+    if (this.#files.length === 0) return { manifests: kept, summary };
     // Written once: its ADDED entries inherit the sequence number, so retries reuse it.
-    this.manifest ??= writeManifestFile(
+    this.#manifest ??= writeManifestFile(
       this.table,
       base,
       { content: ManifestContent.DATA, snapshotId: this.snapshotId },
       (writer) => {
-        for (const file of this.files) writer.add(file);
+        for (const file of this.#files) writer.add(file);
       },
     );
-    for (const file of this.files) summary.addedFile(file);
+    for (const file of this.#files) summary.addedFile(file);
     return {
-      manifests: await mergeManifests(this.table, base, this.snapshotId, [await this.manifest, ...kept]),
+      manifests: await mergeManifests(this.table, base, this.snapshotId, [await this.#manifest, ...kept]),
       summary,
     };
   }

@@ -18,6 +18,12 @@ import type { NewManifestFile } from "../avro/manifest-writer.ts";
 import { readManifestEntries } from "../scan/read-manifests.ts";
 import type { ManifestFile } from "../spec/manifest.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
+import {
+  COMMIT_MANIFEST_MERGE_ENABLED,
+  COMMIT_MANIFEST_MIN_COUNT_TO_MERGE,
+  COMMIT_MANIFEST_TARGET_SIZE_BYTES,
+  propertyValue,
+} from "../spec/table-properties.ts";
 import type { Table } from "../table.ts";
 import { writeManifestFile } from "./manifests.ts";
 
@@ -28,14 +34,10 @@ export interface ManifestMergeSettings {
 }
 
 export function manifestMergeSettings(properties: Readonly<Record<string, string>>): ManifestMergeSettings {
-  const num = (key: string, fallback: number) => {
-    const value = Number(properties[key]);
-    return properties[key] !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
-  };
   return {
-    enabled: properties["commit.manifest-merge.enabled"] !== "false",
-    minCountToMerge: num("commit.manifest.min-count-to-merge", 100),
-    targetSizeBytes: num("commit.manifest.target-size-bytes", 8 * 1024 * 1024),
+    enabled: propertyValue(properties, COMMIT_MANIFEST_MERGE_ENABLED),
+    minCountToMerge: propertyValue(properties, COMMIT_MANIFEST_MIN_COUNT_TO_MERGE),
+    targetSizeBytes: propertyValue(properties, COMMIT_MANIFEST_TARGET_SIZE_BYTES),
   };
 }
 

@@ -10,6 +10,12 @@
 // because a sync racing a compaction job should win eventually rather than fail the run.
 import { IcebergError, isRetryable } from "../errors.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
+import {
+  COMMIT_RETRY_MAX_WAIT_MS,
+  COMMIT_RETRY_MIN_WAIT_MS,
+  COMMIT_RETRY_NUM_RETRIES,
+  propertyValue,
+} from "../spec/table-properties.ts";
 import { CommitConflictError, type TableRequirement, type TableUpdate } from "../spec/table-update.ts";
 import type { Table } from "../table.ts";
 
@@ -19,17 +25,11 @@ export interface RetryPolicy {
   maxWaitMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 10, minWaitMs: 100, maxWaitMs: 10_000 };
-
 export function retryPolicyFromProperties(properties: Readonly<Record<string, string>>): RetryPolicy {
-  const num = (key: string, fallback: number) => {
-    const value = Number(properties[key]);
-    return properties[key] !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
-  };
   return {
-    attempts: num("commit.retry.num-retries", defaultRetryPolicy.attempts - 1) + 1,
-    minWaitMs: num("commit.retry.min-wait-ms", defaultRetryPolicy.minWaitMs),
-    maxWaitMs: num("commit.retry.max-wait-ms", defaultRetryPolicy.maxWaitMs),
+    attempts: propertyValue(properties, COMMIT_RETRY_NUM_RETRIES) + 1,
+    minWaitMs: propertyValue(properties, COMMIT_RETRY_MIN_WAIT_MS),
+    maxWaitMs: propertyValue(properties, COMMIT_RETRY_MAX_WAIT_MS),
   };
 }
 

@@ -30,16 +30,16 @@ import type { DataFile, DeletionVectorFile } from "../spec/manifest.ts";
 import type { Schema } from "../spec/schema.ts";
 import type { Snapshot } from "../spec/snapshot.ts";
 import { currentSchema, currentSnapshot, type TableMetadata } from "../spec/table-metadata.ts";
+import { propertyValue, WRITE_TARGET_FILE_SIZE_BYTES } from "../spec/table-properties.ts";
 import type { IcebergType } from "../spec/types.ts";
 import type { Table } from "../table.ts";
+
 import { deleteAll } from "./expire-snapshots.ts";
 import { RewriteConflictError, RewriteFiles } from "./rewrite-files.ts";
 
 /** Spec "Reserved Field IDs": the row-lineage metadata columns. */
 export const ROW_ID_FIELD_ID = 2147483540;
 export const LAST_UPDATED_SEQUENCE_NUMBER_FIELD_ID = 2147483539;
-
-const DEFAULT_TARGET = 512 * 1024 * 1024;
 
 export interface BinPackOptions {
   targetFileSizeBytes: number;
@@ -144,9 +144,9 @@ export async function planDataFileRewrite(
   return { groups, dvs: plan.deletionVectors };
 }
 
+/** The size a rewrite aims at when asked for none: the table's write.target-file-size-bytes, else its default. */
 export function targetFileSize(metadata: TableMetadata): number {
-  const value = Number(metadata.properties["write.target-file-size-bytes"]);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_TARGET;
+  return propertyValue(metadata.properties, WRITE_TARGET_FILE_SIZE_BYTES);
 }
 
 export async function rewriteDataFiles(

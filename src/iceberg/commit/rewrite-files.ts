@@ -48,30 +48,30 @@ export class RewriteConflictError extends ValidationError {
 export class RewriteFiles extends SnapshotProducer {
   protected readonly operation: SnapshotOperation = "replace";
   /** Replaced data file path -> the DV the rewrite applied to it (identity), or null for none. */
-  private readonly replaced = new Map<string, string | null>();
-  private readonly added: DataFile[] = [];
-  private manifest: Promise<NewManifestFile> | undefined;
+  readonly #replaced = new Map<string, string | null>();
+  readonly #added: DataFile[] = [];
+  #manifest: Promise<NewManifestFile> | undefined;
 
   /** Replaces `dataFile`, whose rows the new files hold minus those `appliedDV` deletes. */
   deleteFile(dataFile: DataFile | string, appliedDV?: DeletionVectorFile): this {
-    this.assertNotStarted();
+    this.#assertNotStarted();
     const path = typeof dataFile === "string" ? dataFile : dataFile.filePath;
-    this.replaced.set(path, appliedDV ? dvIdentity(appliedDV) : null);
+    this.#replaced.set(path, appliedDV ? dvIdentity(appliedDV) : null);
     return this;
   }
 
   addFile(...files: DataFile[]): this {
-    this.assertNotStarted();
-    this.added.push(...files);
+    this.#assertNotStarted();
+    this.#added.push(...files);
     return this;
   }
 
   protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
     const plan = await planFiles(this.table, parent);
-    this.validateReplaced(plan);
+    this.#validateReplaced(plan);
     const summary = new SnapshotSummaryBuilder();
     const removedDVs = new Set<string>();
-    for (const path of this.replaced.keys()) {
+    for (const path of this.#replaced.keys()) {
       summary.removedFile(plan.dataFiles.get(path)!.entry.file);
       const dv = plan.deletionVectors.get(path);
       if (dv) {
@@ -79,32 +79,32 @@ export class RewriteFiles extends SnapshotProducer {
         summary.removedFile(dv.entry.file);
       }
     }
-    for (const file of this.added) summary.addedFile(file);
+    for (const file of this.#added) summary.addedFile(file);
 
-    this.manifest ??= writeManifestFile(
+    this.#manifest ??= writeManifestFile(
       this.table,
       base,
       { content: ManifestContent.DATA, snapshotId: this.snapshotId },
       (writer) => {
-        for (const file of this.added) writer.add(file);
+        for (const file of this.#added) writer.add(file);
       },
     );
     const touched = new Set<string>();
-    for (const path of this.replaced.keys()) touched.add(plan.dataFiles.get(path)!.manifest.manifestPath);
+    for (const path of this.#replaced.keys()) touched.add(plan.dataFiles.get(path)!.manifest.manifestPath);
     for (const dv of plan.deletionVectors.values()) {
       if (removedDVs.has(dvIdentity(dv.entry.file))) touched.add(dv.manifest.manifestPath);
     }
     const rewritten = await Promise.all(
-      plan.manifests.filter((m) => touched.has(m.manifestPath)).map((m) => this.withoutReplaced(base, m, removedDVs)),
+      plan.manifests.filter((m) => touched.has(m.manifestPath)).map((m) => this.#withoutReplaced(base, m, removedDVs)),
     );
     const kept = plan.manifests.filter((m) => !touched.has(m.manifestPath));
-    const added: (ManifestFile | NewManifestFile)[] = this.added.length > 0 ? [await this.manifest] : [];
+    const added: (ManifestFile | NewManifestFile)[] = this.#added.length > 0 ? [await this.#manifest] : [];
     const manifests = await mergeManifests(this.table, base, this.snapshotId, [...added, ...rewritten, ...kept]);
     return { manifests, summary };
   }
 
-  private validateReplaced(plan: FileSnapshot): void {
-    const missing = [...this.replaced.keys()].filter((path) => !plan.dataFiles.has(path));
+  #validateReplaced(plan: FileSnapshot): void {
+    const missing = [...this.#replaced.keys()].filter((path) => !plan.dataFiles.has(path));
     if (missing.length > 0) {
       throw new RewriteConflictError(
         this.table.name,
@@ -112,7 +112,7 @@ export class RewriteFiles extends SnapshotProducer {
         "not live any more (removed or rewritten by another commit)",
       );
     }
-    const newDeletes = [...this.replaced].filter(([path, applied]) => {
+    const newDeletes = [...this.#replaced].filter(([path, applied]) => {
       const dv = plan.deletionVectors.get(path);
       return (dv ? dvIdentity(dv.entry.file) : null) !== applied;
     });
@@ -126,10 +126,10 @@ export class RewriteFiles extends SnapshotProducer {
   }
 
   /** The manifest with the replaced data files and their DVs DELETED, the other entries EXISTING. */
-  private async withoutReplaced(base: TableMetadata, manifest: ManifestFile, removedDVs: Set<string>) {
+  async #withoutReplaced(base: TableMetadata, manifest: ManifestFile, removedDVs: Set<string>) {
     const entries = await readManifestEntries(this.table, manifest);
     const gone = (file: ContentFile) =>
-      isDeletionVector(file) ? removedDVs.has(dvIdentity(file)) : this.replaced.has(file.filePath);
+      isDeletionVector(file) ? removedDVs.has(dvIdentity(file)) : this.#replaced.has(file.filePath);
     return writeManifestFile(
       this.table,
       base,
@@ -143,8 +143,8 @@ export class RewriteFiles extends SnapshotProducer {
     );
   }
 
-  private assertNotStarted(): void {
-    if (this.manifest) throw new Error(`${this.table.name}: rewrite changed after its commit started`);
+  #assertNotStarted(): void {
+    if (this.#manifest) throw new Error(`${this.table.name}: rewrite changed after its commit started`);
   }
 }
 

@@ -39,13 +39,13 @@ export function manifestBins<M extends Pick<ManifestFile, "manifestLength" | "co
 
 export class RewriteManifests extends SnapshotProducer {
   protected readonly operation: SnapshotOperation = "replace";
-  private targetSizeBytes: number | undefined;
+  #targetSizeBytes: number | undefined;
   /** What the last attempt did: manifests replaced, created and kept. */
   result = { replaced: 0, created: 0, kept: 0 };
 
   /** Target size of a rewritten manifest; commit.manifest.target-size-bytes by default. */
   targetSize(bytes: number): this {
-    this.targetSizeBytes = bytes;
+    this.#targetSizeBytes = bytes;
     return this;
   }
 
@@ -54,7 +54,7 @@ export class RewriteManifests extends SnapshotProducer {
     const listed = parent ? await readManifestList(this.table, parent) : [];
     // A manifest with no live entry (it only records the removals of the snapshot that wrote it) is left out.
     const manifests = listed.filter((m) => m.addedFilesCount + m.existingFilesCount > 0);
-    const target = this.targetSizeBytes ?? manifestMergeSettings(base.properties).targetSizeBytes;
+    const target = this.#targetSizeBytes ?? manifestMergeSettings(base.properties).targetSizeBytes;
     const out: (ManifestFile | NewManifestFile)[] = [];
     let replaced = listed.length - manifests.length;
     let created = 0;

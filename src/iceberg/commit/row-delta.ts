@@ -55,81 +55,81 @@ export type DeletePlanner = (base: TableMetadata, parent: Snapshot | undefined) 
 const PUFFIN_WRITES_IN_FLIGHT = 16;
 
 export class RowDelta extends SnapshotProducer {
-  private readonly dataFiles: DataFile[] = [];
-  private deletes = new Map<string, RoaringPositionBitmap>();
-  private planner: DeletePlanner | undefined;
+  readonly #dataFiles: DataFile[] = [];
+  #deletes = new Map<string, RoaringPositionBitmap>();
+  #planner: DeletePlanner | undefined;
   /** The parent the planner last planned on (null: no snapshot); undefined before the first plan. */
-  private plannedOn: bigint | null | undefined;
+  #plannedOn: bigint | null | undefined;
   /** The DV each target data file had when the deletes were planned: a later change is a conflict. */
-  private startingDVs: Map<string, string | undefined> | undefined;
-  private dataManifest: Promise<NewManifestFile | undefined> | undefined;
-  private written: Promise<{ deletes: NewManifestFile[]; dvs: WrittenDeletionVectors }> | undefined;
+  #startingDVs: Map<string, string | undefined> | undefined;
+  #dataManifest: Promise<NewManifestFile | undefined> | undefined;
+  #written: Promise<{ deletes: NewManifestFile[]; dvs: WrittenDeletionVectors }> | undefined;
 
   addRows(...files: DataFile[]): this {
-    this.assertNotStarted();
-    this.dataFiles.push(...files);
+    this.#assertNotStarted();
+    this.#dataFiles.push(...files);
     return this;
   }
 
   /** Deletes rows of a live data file by position (0-based row index in the file). */
   deleteRows(dataFilePath: string, positions: ArrayLike<number> | BigInt64Array | BigUint64Array): this {
-    this.assertNotStarted();
-    if (this.planner) throw new Error(`${this.table.name}: row delta has a delete planner; deleteRows is not allowed`);
-    this.addDeletes(dataFilePath, positions);
+    this.#assertNotStarted();
+    if (this.#planner) throw new Error(`${this.table.name}: row delta has a delete planner; deleteRows is not allowed`);
+    this.#addDeletes(dataFilePath, positions);
     return this;
   }
 
   /** The rows to delete come from `planner`, asked again at every attempt on a new parent. */
   deleteRowsPlannedOn(planner: DeletePlanner): this {
-    this.assertNotStarted();
-    if (this.deletes.size > 0) throw new Error(`${this.table.name}: row delta has deletes; a planner is not allowed`);
-    this.planner = planner;
+    this.#assertNotStarted();
+    if (this.#deletes.size > 0) throw new Error(`${this.table.name}: row delta has deletes; a planner is not allowed`);
+    this.#planner = planner;
     return this;
   }
 
-  private addDeletes(dataFilePath: string, positions: ArrayLike<number> | BigInt64Array | BigUint64Array): void {
-    let bitmap = this.deletes.get(dataFilePath);
+  #addDeletes(dataFilePath: string, positions: ArrayLike<number> | BigInt64Array | BigUint64Array): void {
+    let bitmap = this.#deletes.get(dataFilePath);
     if (!bitmap) {
       bitmap = new RoaringPositionBitmap();
-      this.deletes.set(dataFilePath, bitmap);
+      this.#deletes.set(dataFilePath, bitmap);
     }
     bitmap.addAll(positions);
   }
 
   protected get operation(): SnapshotOperation {
-    if (this.deletes.size === 0) return "append";
-    return this.dataFiles.length === 0 ? "delete" : "overwrite";
+    if (this.#deletes.size === 0) return "append";
+    return this.#dataFiles.length === 0 ? "delete" : "overwrite";
   }
 
   protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
     const parentId = parent?.snapshotId ?? null;
-    if (this.planner && this.plannedOn !== parentId) {
+    if (this.#planner && this.#plannedOn !== parentId) {
       // Planned anew on this parent: its DVs are the ones the new positions were found with.
-      this.deletes = new Map();
-      for (const { path, positions } of await this.planner(base, parent)) this.addDeletes(path, positions);
-      this.plannedOn = parentId;
-      this.startingDVs = undefined;
-      this.written = undefined;
+      this.#deletes = new Map();
+      for (const { path, positions } of await this.#planner(base, parent)) this.#addDeletes(path, positions);
+      this.#plannedOn = parentId;
+      this.#startingDVs = undefined;
+      this.#written = undefined;
     }
     const plan = await planFiles(this.table, parent);
-    this.validateDeletes(plan);
-    this.dataManifest ??= this.writeDataManifest(base);
-    this.written ??= this.writeDeletes(base, plan);
-    const [data, written] = await Promise.all([this.dataManifest, this.written]);
+    this.#validateDeletes(plan);
+    this.#dataManifest ??= this.#writeDataManifest(base);
+    this.#written ??= this.#writeDeletes(base, plan);
+    const [data, written] = await Promise.all([this.#dataManifest, this.#written]);
 
     // The DVs the new ones supersede, as this attempt's plan finds them: validateDeletes() checked they
     // are the DVs whose positions the new ones include, and a manifest rewrite meanwhile (say,
     // rewrite_manifests) may have moved their entries to another manifest.
-    const replaced: LiveFile<DeletionVectorFile | OtherDeleteFile>[] = [...this.deletes.keys()].flatMap((path) => [
+    const replaced: LiveFile<DeletionVectorFile | OtherDeleteFile>[] = [...this.#deletes.keys()].flatMap((path) => [
       ...[plan.deletionVectors.get(path) ?? []].flat(),
       ...(plan.positionDeletes.get(path) ?? []).filter(({ entry }) => positionDeleteTarget(entry.file) === path),
     ]);
     const summary = new SnapshotSummaryBuilder();
-    for (const file of this.dataFiles) summary.addedFile(file);
+    for (const file of this.#dataFiles) summary.addedFile(file);
     for (const { file } of written.dvs) summary.addedFile(file);
     for (const { entry } of replaced) summary.removedFile(entry.file);
 
-    const rewritten = await this.removeReplacedDVs(base, replaced);
+    const rewritten = await this.#removeReplacedDVs(base, replaced);
     const rewrittenPaths = new Set(replaced.map((r) => r.manifest.manifestPath));
     const kept = plan.manifests.filter((m) => !rewrittenPaths.has(m.manifestPath));
     const added = [data, ...written.deletes].filter((m) => m !== undefined);
@@ -140,10 +140,10 @@ export class RowDelta extends SnapshotProducer {
     };
   }
 
-  private validateDeletes(plan: FileSnapshot): void {
-    const first = this.startingDVs === undefined;
-    this.startingDVs ??= new Map();
-    for (const path of this.deletes.keys()) {
+  #validateDeletes(plan: FileSnapshot): void {
+    const first = this.#startingDVs === undefined;
+    this.#startingDVs ??= new Map();
+    for (const path of this.#deletes.keys()) {
       if (!plan.dataFiles.has(path)) {
         throw new ValidationError(
           `${this.table.name}: cannot delete rows of ${path}: it is not a live data file (removed or rewritten by another commit)`,
@@ -151,28 +151,28 @@ export class RowDelta extends SnapshotProducer {
       }
       const dv = plan.deletionVectors.get(path);
       const identity = dv && dvIdentity(dv.entry.file);
-      if (first) this.startingDVs.set(path, identity);
-      else if (this.startingDVs.get(path) !== identity) {
+      if (first) this.#startingDVs.set(path, identity);
+      else if (this.#startingDVs.get(path) !== identity) {
         throw new ValidationError(`${this.table.name}: another commit added a deletion vector for ${path} meanwhile`);
       }
     }
   }
 
   /** Written once: its ADDED entries inherit the sequence number, so every attempt reuses it. */
-  private async writeDataManifest(base: TableMetadata): Promise<NewManifestFile | undefined> {
-    if (this.dataFiles.length === 0) return undefined;
+  async #writeDataManifest(base: TableMetadata): Promise<NewManifestFile | undefined> {
+    if (this.#dataFiles.length === 0) return undefined;
     return writeManifestFile(
       this.table,
       base,
       { content: ManifestContent.DATA, snapshotId: this.snapshotId },
       (writer) => {
-        for (const file of this.dataFiles) writer.add(file);
+        for (const file of this.#dataFiles) writer.add(file);
       },
     );
   }
 
-  private async writeDeletes(base: TableMetadata, plan: FileSnapshot) {
-    const dvs = await this.writeDeletionVectors(base, plan);
+  async #writeDeletes(base: TableMetadata, plan: FileSnapshot) {
+    const dvs = await this.#writeDeletionVectors(base, plan);
     // Spec: a manifest holds files of one partition spec, the one of the data files they delete from.
     const bySpec = Map.groupBy(dvs, (d) => d.specId);
     const deletes = await Promise.all(
@@ -197,9 +197,9 @@ export class RowDelta extends SnapshotProducer {
    * of the file, later DVs come back as the first one, deleting other rows of other data files.
    * A DV at offset 4 of its own file is read right by every reader; DuckDB writes them so too.
    */
-  private async writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletionVectors> {
+  async #writeDeletionVectors(base: TableMetadata, plan: FileSnapshot): Promise<WrittenDeletionVectors> {
     const inputs: DeletionVectorInput[] = [];
-    for (const [path, positions] of this.deletes) {
+    for (const [path, positions] of this.#deletes) {
       // The DV it replaces, else the position delete files that apply to the file.
       const previous = await deletedPositionsOf(this.table.io, plan, path);
       if (previous) positions.union(previous);
@@ -208,12 +208,12 @@ export class RowDelta extends SnapshotProducer {
     const written: WrittenDeletionVectors = [];
     for (let i = 0; i < inputs.length; i += PUFFIN_WRITES_IN_FLIGHT) {
       const batch = inputs.slice(i, i + PUFFIN_WRITES_IN_FLIGHT);
-      written.push(...(await Promise.all(batch.map((input) => this.writeDeletionVector(base, plan, input)))));
+      written.push(...(await Promise.all(batch.map((input) => this.#writeDeletionVector(base, plan, input)))));
     }
     return written;
   }
 
-  private async writeDeletionVector(base: TableMetadata, plan: FileSnapshot, input: DeletionVectorInput) {
+  async #writeDeletionVector(base: TableMetadata, plan: FileSnapshot, input: DeletionVectorInput) {
     const {
       bytes,
       deletionVectors: [blob],
@@ -236,7 +236,7 @@ export class RowDelta extends SnapshotProducer {
   }
 
   /** Rewrites each manifest holding a replaced DV or position delete file: that entry DELETED, the others EXISTING. */
-  private async removeReplacedDVs(
+  async #removeReplacedDVs(
     base: TableMetadata,
     replaced: LiveFile<DeletionVectorFile | OtherDeleteFile>[],
   ): Promise<NewManifestFile[]> {
@@ -261,8 +261,8 @@ export class RowDelta extends SnapshotProducer {
     );
   }
 
-  private assertNotStarted(): void {
-    if (this.dataManifest) throw new Error(`${this.table.name}: row delta changed after its commit started`);
+  #assertNotStarted(): void {
+    if (this.#dataManifest) throw new Error(`${this.table.name}: row delta changed after its commit started`);
   }
 }
 

@@ -37,12 +37,10 @@ export type ParentValidation = (base: TableMetadata, parent: Snapshot | undefine
 
 export abstract class SnapshotProducer {
   readonly snapshotId: bigint = newSnapshotId();
-  private readonly summaryProperties = new Map<string, string>();
-  private readonly parentProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] =
-    [];
-  private readonly tableProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] =
-    [];
-  private readonly validations: ParentValidation[] = [];
+  readonly #summaryProperties = new Map<string, string>();
+  readonly #parentProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] = [];
+  readonly #tableProperties: ((base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>)[] = [];
+  readonly #validations: ParentValidation[] = [];
 
   protected readonly table: Table;
 
@@ -64,13 +62,13 @@ export abstract class SnapshotProducer {
 
   /** Adds a property to the snapshot summary (e.g. the source offsets this commit absorbs). */
   set(key: string, value: string): this {
-    this.summaryProperties.set(key, value);
+    this.#summaryProperties.set(key, value);
     return this;
   }
 
   /** Summary properties computed at every attempt from the parent it commits on. */
   setFromParent(properties: (base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>): this {
-    this.parentProperties.push(properties);
+    this.#parentProperties.push(properties);
     return this;
   }
 
@@ -81,13 +79,13 @@ export abstract class SnapshotProducer {
   setTablePropertiesFromParent(
     properties: (base: TableMetadata, parent: Snapshot | undefined) => Record<string, string>,
   ): this {
-    this.tableProperties.push(properties);
+    this.#tableProperties.push(properties);
     return this;
   }
 
   /** Runs `check` at every attempt, before the change is built on that attempt's parent. */
   validate(check: ParentValidation): this {
-    this.validations.push(check);
+    this.#validations.push(check);
     return this;
   }
 
@@ -96,7 +94,7 @@ export abstract class SnapshotProducer {
       if (snapshotById(base, this.snapshotId)) return undefined;
       const parent = currentSnapshot(base);
       const sequenceNumber = base.lastSequenceNumber + 1n;
-      for (const check of this.validations) await check(base, parent);
+      for (const check of this.#validations) await check(base, parent);
       const changes = await this.apply(base, parent, sequenceNumber);
       // A parent's manifest whose every entry is DELETED holds no live file: it records those
       // deletions for the snapshot that made them, and is not carried further (as Java's
@@ -112,8 +110,8 @@ export abstract class SnapshotProducer {
         attempt,
         manifests: changes.manifests,
       });
-      for (const [key, value] of this.summaryProperties) changes.summary.set(key, value);
-      for (const properties of this.parentProperties) {
+      for (const [key, value] of this.#summaryProperties) changes.summary.set(key, value);
+      for (const properties of this.#parentProperties) {
         for (const [key, value] of Object.entries(properties(base, parent))) changes.summary.set(key, value);
       }
       const snapshot: Snapshot = {
@@ -128,7 +126,7 @@ export abstract class SnapshotProducer {
         addedRows,
       };
       const tableProperties: Record<string, string> = {};
-      for (const properties of this.tableProperties) Object.assign(tableProperties, properties(base, parent));
+      for (const properties of this.#tableProperties) Object.assign(tableProperties, properties(base, parent));
       return {
         requirements: [
           { type: "assert-table-uuid", uuid: base.tableUuid },

@@ -47,30 +47,30 @@ function count(into: Counts, file: ContentFile): void {
 }
 
 export class SnapshotSummaryBuilder {
-  private readonly added = zero();
-  private readonly removed = zero();
-  private readonly properties: Record<string, string> = {};
+  readonly #added = zero();
+  readonly #removed = zero();
+  readonly #properties: Record<string, string> = {};
 
   addedFile(file: ContentFile): this {
-    count(this.added, file);
+    count(this.#added, file);
     return this;
   }
 
   removedFile(file: ContentFile): this {
-    count(this.removed, file);
+    count(this.#removed, file);
     return this;
   }
 
   /** Caller-supplied keys (e.g. the Kafka offsets a sync absorbed). They never override counts. */
   set(key: string, value: string): this {
-    this.properties[key] = value;
+    this.#properties[key] = value;
     return this;
   }
 
   build(operation: SnapshotOperation, parent: Snapshot | undefined): Snapshot["summary"] {
-    const a = this.added;
-    const r = this.removed;
-    const summary: Record<string, string> = { ...this.properties };
+    const a = this.#added;
+    const r = this.#removed;
+    const summary: Record<string, string> = { ...this.#properties };
     const put = (key: string, value: bigint) => {
       if (value > 0n) summary[key] = value.toString();
     };

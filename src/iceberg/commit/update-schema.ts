@@ -27,20 +27,20 @@ export interface SchemaUpdates {
 }
 
 export class SchemaChange {
-  private readonly changes: Change[] = [];
+  readonly #changes: Change[] = [];
 
   addColumn(name: string, type: IcebergType, doc?: string): this {
-    this.changes.push({ kind: "add-column", name, type, ...(doc === undefined ? {} : { doc }) });
+    this.#changes.push({ kind: "add-column", name, type, ...(doc === undefined ? {} : { doc }) });
     return this;
   }
 
   widenColumn(name: string, type: PrimitiveType): this {
-    this.changes.push({ kind: "widen", name, type });
+    this.#changes.push({ kind: "widen", name, type });
     return this;
   }
 
   get isEmpty(): boolean {
-    return this.changes.length === 0;
+    return this.#changes.length === 0;
   }
 
   /** The schema these changes give when applied to `base`, or undefined when they change nothing. */
@@ -48,7 +48,7 @@ export class SchemaChange {
     let nextId = lastColumnId;
     const fields: NestedField[] = [...base.fields];
     let changed = false;
-    for (const change of this.changes) {
+    for (const change of this.#changes) {
       const index = fields.findIndex((f) => f.name === change.name);
       const existing = fields[index];
       if (change.kind === "add-column") {

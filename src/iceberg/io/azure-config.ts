@@ -9,40 +9,34 @@
 //   endpoint     the job file's account URL (an emulator, a private endpoint), else the
 //                location's own: https://<account>.blob.<suffix>.
 import type { AzureLocation } from "./azure-location.ts";
+import {
+  type CredentialSource,
+  chooseCredentials,
+  type ExpiringToken,
+  nonEmpty,
+  type StoreOptions,
+} from "./credential-source.ts";
 
-export interface AzureStorageOptions {
-  /** The Blob service URL of the account, e.g. http://127.0.0.1:10000/devstoreaccount1 for Azurite. */
-  readonly endpoint?: string | undefined;
+/** `endpoint`: the Blob service URL of the account, e.g. http://127.0.0.1:10000/devstoreaccount1 for Azurite. */
+export interface AzureStorageOptions extends StoreOptions {
   readonly sasToken?: string | undefined;
   readonly accountKey?: string | undefined;
   /** Files larger than this go up as staged blocks committed at the end. */
   readonly singleUploadThresholdBytes?: number | undefined;
   readonly blockSizeBytes?: number | undefined;
-  readonly maxAttempts?: number | undefined;
-  /** false: no fallback to the machine's own credentials (floe serve without --ambient-credentials). Default true. */
-  readonly ambientCredentials?: boolean | undefined;
 }
 
-export interface AzureSas {
-  /** The query string, without a leading "?". */
-  readonly token: string;
-  readonly expiresAtMs?: number | undefined;
-}
+/** A SAS: its token is the query string, without a leading "?". */
+export type AzureSas = ExpiringToken;
 
 export type AzureCredentials =
   | { readonly kind: "sas"; readonly sas: AzureSas }
   | { readonly kind: "account-key"; readonly account: string; readonly key: string };
 
-export type AzureCredentialSource =
-  | { readonly kind: "catalog"; readonly detail: string }
-  | { readonly kind: "job-file" }
-  | { readonly kind: "environment" }
-  | { readonly kind: "none" };
-
 export interface AzureClientConfig {
   readonly accountUrl: string;
   readonly credentials: AzureCredentials | undefined;
-  readonly credentialSource: AzureCredentialSource;
+  readonly credentialSource: CredentialSource;
   readonly singleUploadThresholdBytes: number;
   readonly blockSizeBytes: number;
   readonly maxAttempts: number;
@@ -60,28 +54,18 @@ export function azureClientConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): AzureClientConfig {
   const accountUrl = (options.endpoint ?? location.blobAccountUrl).replace(/\/+$/, "");
+  const withSas = (token: string | undefined): AzureCredentials | undefined =>
+    token === undefined ? undefined : { kind: "sas", sas: sas(token) };
+  const withKey = (key: string | undefined): AzureCredentials | undefined =>
+    key === undefined ? undefined : { kind: "account-key", account: location.account, key };
   const vended = catalogSas(location, properties);
-  let credentials: AzureCredentials | undefined;
-  let credentialSource: AzureCredentialSource;
-  if (vended !== undefined) {
-    credentials = { kind: "sas", sas: vended };
-    credentialSource = { kind: "catalog", detail: catalogOrigin };
-  } else if (options.sasToken !== undefined) {
-    credentials = { kind: "sas", sas: sas(options.sasToken) };
-    credentialSource = { kind: "job-file" };
-  } else if (options.accountKey !== undefined) {
-    credentials = { kind: "account-key", account: location.account, key: options.accountKey };
-    credentialSource = { kind: "job-file" };
-  } else if (options.ambientCredentials !== false && nonEmpty(env.AZURE_STORAGE_SAS_TOKEN) !== undefined) {
-    credentials = { kind: "sas", sas: sas(env.AZURE_STORAGE_SAS_TOKEN!) };
-    credentialSource = { kind: "environment" };
-  } else if (options.ambientCredentials !== false && nonEmpty(env.AZURE_STORAGE_KEY) !== undefined) {
-    credentials = { kind: "account-key", account: location.account, key: env.AZURE_STORAGE_KEY! };
-    credentialSource = { kind: "environment" };
-  } else {
-    credentials = undefined;
-    credentialSource = { kind: "none" };
-  }
+  const { credentials, credentialSource } = chooseCredentials<AzureCredentials>({
+    catalog: vended === undefined ? undefined : { kind: "sas", sas: vended },
+    catalogOrigin,
+    jobFile: [withSas(options.sasToken), withKey(options.accountKey)],
+    environment: () => [withSas(nonEmpty(env.AZURE_STORAGE_SAS_TOKEN)), withKey(nonEmpty(env.AZURE_STORAGE_KEY))],
+    ambientCredentials: options.ambientCredentials,
+  });
   const blockSizeBytes = options.blockSizeBytes ?? DEFAULT_BLOCK_BYTES;
   return {
     accountUrl,
@@ -120,7 +104,7 @@ export function sas(token: string): AzureSas {
   return Number.isFinite(expiresAtMs) ? { token: bare, expiresAtMs } : { token: bare };
 }
 
-export function describeAzureCredentialSource(source: AzureCredentialSource): string {
+export function describeAzureCredentialSource(source: CredentialSource): string {
   switch (source.kind) {
     case "catalog":
       return `a SAS token vended by the catalog (${source.detail})`;
@@ -131,8 +115,4 @@ export function describeAzureCredentialSource(source: AzureCredentialSource): st
     case "none":
       return "no credentials (no SAS vended by the catalog, none in destination.iceberg.storage.azure, no AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_KEY)";
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value;
 }

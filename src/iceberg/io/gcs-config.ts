@@ -8,10 +8,16 @@
 //                service-account key file). No metadata-server lookup: off Google Cloud it
 //                would wait on an address floe has no business reaching.
 //   endpoint     the job file's, else the catalog's gcs.service.host, else storage.googleapis.com.
+import {
+  type CredentialSource,
+  chooseCredentials,
+  type ExpiringToken,
+  nonEmpty,
+  type StoreOptions,
+} from "./credential-source.ts";
 
-export interface GcsStorageOptions {
-  /** The JSON API's root, e.g. http://127.0.0.1:4443 for fake-gcs-server. */
-  readonly endpoint?: string | undefined;
+/** `endpoint`: the JSON API's root, e.g. http://127.0.0.1:4443 for fake-gcs-server. */
+export interface GcsStorageOptions extends StoreOptions {
   /** A static OAuth2 access token. */
   readonly oauth2Token?: string | undefined;
   /** A service-account key file (JSON, as the Cloud console hands it out). */
@@ -19,32 +25,18 @@ export interface GcsStorageOptions {
   /** Files larger than this go up in a resumable upload, in chunks of chunkSizeBytes. */
   readonly resumableThresholdBytes?: number | undefined;
   readonly chunkSizeBytes?: number | undefined;
-  readonly maxAttempts?: number | undefined;
-  /** false: no fallback to the machine's own credentials (floe serve without --ambient-credentials). Default true. */
-  readonly ambientCredentials?: boolean | undefined;
 }
 
-export interface GcsToken {
-  readonly token: string;
-  /** When GCS stops taking it; undefined: not known. */
-  readonly expiresAtMs?: number | undefined;
-}
+export type GcsToken = ExpiringToken;
 
 export type GcsCredentials =
   | { readonly kind: "token"; readonly token: GcsToken }
   | { readonly kind: "service-account"; readonly keyFile: string };
 
-/** Where the credentials of a table's IO came from, for messages. */
-export type GcsCredentialSource =
-  | { readonly kind: "catalog"; readonly detail: string }
-  | { readonly kind: "job-file" }
-  | { readonly kind: "environment" }
-  | { readonly kind: "none" };
-
 export interface GcsClientConfig {
   readonly endpoint: string;
   readonly credentials: GcsCredentials | undefined;
-  readonly credentialSource: GcsCredentialSource;
+  readonly credentialSource: CredentialSource;
   readonly resumableThresholdBytes: number;
   readonly chunkSizeBytes: number;
   readonly maxAttempts: number;
@@ -72,25 +64,19 @@ export function gcsClientConfig(
     nonEmpty(properties[GCS_PROPERTIES.serviceHost]) ??
     DEFAULT_GCS_ENDPOINT
   ).replace(/\/+$/, "");
+  const keyFile = (file: string | undefined): GcsCredentials | undefined =>
+    file === undefined ? undefined : { kind: "service-account", keyFile: file };
   const vended = catalogToken(properties);
-  let credentials: GcsCredentials | undefined;
-  let credentialSource: GcsCredentialSource;
-  if (vended !== undefined) {
-    credentials = { kind: "token", token: vended };
-    credentialSource = { kind: "catalog", detail: catalogOrigin };
-  } else if (options.oauth2Token !== undefined) {
-    credentials = { kind: "token", token: { token: options.oauth2Token } };
-    credentialSource = { kind: "job-file" };
-  } else if (options.serviceAccountKeyFile !== undefined) {
-    credentials = { kind: "service-account", keyFile: options.serviceAccountKeyFile };
-    credentialSource = { kind: "job-file" };
-  } else if (options.ambientCredentials !== false && nonEmpty(env.GOOGLE_APPLICATION_CREDENTIALS) !== undefined) {
-    credentials = { kind: "service-account", keyFile: env.GOOGLE_APPLICATION_CREDENTIALS! };
-    credentialSource = { kind: "environment" };
-  } else {
-    credentials = undefined;
-    credentialSource = { kind: "none" };
-  }
+  const { credentials, credentialSource } = chooseCredentials<GcsCredentials>({
+    catalog: vended === undefined ? undefined : { kind: "token", token: vended },
+    catalogOrigin,
+    jobFile: [
+      options.oauth2Token === undefined ? undefined : { kind: "token", token: { token: options.oauth2Token } },
+      keyFile(options.serviceAccountKeyFile),
+    ],
+    environment: () => [keyFile(nonEmpty(env.GOOGLE_APPLICATION_CREDENTIALS))],
+    ambientCredentials: options.ambientCredentials,
+  });
   const chunk = options.chunkSizeBytes ?? DEFAULT_GCS_CHUNK_BYTES;
   const chunkSizeBytes = Math.max(GCS_CHUNK_QUANTUM, Math.floor(chunk / GCS_CHUNK_QUANTUM) * GCS_CHUNK_QUANTUM);
   return {
@@ -111,7 +97,7 @@ export function catalogToken(properties: Readonly<Record<string, string>>): GcsT
   return Number.isFinite(expiresAt) ? { token, expiresAtMs: expiresAt } : { token };
 }
 
-export function describeGcsCredentialSource(source: GcsCredentialSource): string {
+export function describeGcsCredentialSource(source: CredentialSource): string {
   switch (source.kind) {
     case "catalog":
       return `a token vended by the catalog (${source.detail})`;
@@ -122,8 +108,4 @@ export function describeGcsCredentialSource(source: GcsCredentialSource): string
     case "none":
       return "no credentials (none vended by the catalog, none in destination.iceberg.storage.gcs, no GOOGLE_APPLICATION_CREDENTIALS)";
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value;
 }

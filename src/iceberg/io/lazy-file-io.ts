@@ -1,5 +1,6 @@
-// A FileIO whose implementation module is loaded on first use: the Azure SDK takes about 0.2 s
-// to load, which every floe command would pay though few tables live in Azure.
+// A FileIO whose implementation module is loaded on first use: the AWS and Azure SDKs take about
+// 0.2 s each to load, which every floe command would pay though a job's tables live in one store
+// or none (a local warehouse).
 import { type FileIO, type FileIOFactory, UnsupportedListingError } from "./file-io.ts";
 
 export function lazyFileIO(load: () => Promise<FileIOFactory>): FileIOFactory {

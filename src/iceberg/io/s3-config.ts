@@ -10,6 +10,8 @@
 //                floe's own machine reaches the store (a VPC endpoint, a local MinIO), the catalog
 //                says who floe is there; catalogs differ in whether they vend an endpoint at all.
 
+import { nonEmpty } from "./credential-source.ts";
+
 /** The job's static S3 settings (destination.iceberg.storage.s3), secrets revealed. */
 export interface S3StorageOptions {
   readonly endpoint?: string | undefined;
@@ -169,8 +171,4 @@ function normalizeEndpoint(endpoint: string | undefined): string | undefined {
   if (endpoint === undefined) return undefined;
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`;
   return withScheme.replace(/\/+$/, "");
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value;
 }

@@ -10,7 +10,6 @@ import { isGcsLocation } from "./gcs-location.ts";
 import { lazyFileIO } from "./lazy-file-io.ts";
 import { localFileIO } from "./local-file-io.ts";
 import type { S3StorageOptions } from "./s3-config.ts";
-import { s3FileIOFactory } from "./s3-file-io.ts";
 import { isS3Location } from "./s3-location.ts";
 
 /** The job's static settings per store. */
@@ -21,7 +20,7 @@ export interface StorageOptions {
 }
 
 export function storageFileIO(options: StorageOptions = {}): FileIOFactory {
-  const s3 = s3FileIOFactory(options.s3);
+  const s3 = lazyFileIO(async () => (await import("./s3-file-io.ts")).s3FileIOFactory(options.s3));
   const gcs = gcsFileIOFactory(options.gcs);
   const azure = lazyFileIO(async () => (await import("./azure-file-io.ts")).azureFileIOFactory(options.azure));
   return (location, properties, context) => {

@@ -14,32 +14,32 @@ export class ColumnBatchBuilder {
   readonly schema: Schema;
   readonly arrowSchema: arrow.Schema;
   readonly columns: readonly AnyColumn[];
-  private readonly byId = new Map<number, AnyColumn>();
-  private rows = 0;
-  private built = false;
+  readonly #byId = new Map<number, AnyColumn>();
+  #rows = 0;
+  #built = false;
 
   /** `expectedRows`, when known (the messages fetched), sizes the columns once: no regrowth. */
   constructor(schema: Schema, expectedRows?: number) {
     this.schema = schema;
     this.arrowSchema = arrowSchema(schema);
     this.columns = schema.fields.map((field, i) => createColumn(field, this.arrowSchema.fields[i]!, expectedRows));
-    for (const column of this.columns) this.byId.set(column.field.id, column);
+    for (const column of this.columns) this.#byId.set(column.field.id, column);
   }
 
   get rowCount(): number {
-    return this.rows;
+    return this.#rows;
   }
 
   /** The builder of a top-level field; narrow it by `kind` to reach its typed appenders. */
   column(fieldId: number): AnyColumn {
-    const column = this.byId.get(fieldId);
+    const column = this.#byId.get(fieldId);
     if (column === undefined) throw new RangeError(`no top-level field with id ${fieldId} in the schema`);
     return column;
   }
 
   /** Closes the current row: every column must hold one value for it, or none (then null). */
   endRow(): void {
-    const rows = this.rows;
+    const rows = this.#rows;
     for (const column of this.columns) {
       if (column.length === rows) {
         if (column.field.required) throw new ColumnTypeError(column.field, "required field is missing");
@@ -48,12 +48,12 @@ export class ColumnBatchBuilder {
         throw new ColumnTypeError(column.field, `${column.length - rows} values appended in one row`);
       }
     }
-    this.rows = rows + 1;
+    this.#rows = rows + 1;
   }
 
   /** Takes back whatever was appended since the last endRow(). */
   discardRow(): void {
-    for (const column of this.columns) column.truncate(this.rows);
+    for (const column of this.columns) column.truncate(this.#rows);
   }
 
   /** Appends a record keyed by field name (generic path); on error nothing of it stays. */
@@ -69,12 +69,12 @@ export class ColumnBatchBuilder {
 
   /** The rows as an Arrow table of one record batch, sharing the builders' arrays (no copy). */
   build(): arrow.Table {
-    if (this.built) throw new Error("the batch was already built");
+    if (this.#built) throw new Error("the batch was already built");
     this.discardRow();
-    this.built = true;
+    this.#built = true;
     const type = new arrow.Struct(this.arrowSchema.fields);
     const children = this.columns.map((column) => column.toData());
-    const data = arrow.makeData({ type, length: this.rows, nullCount: 0, children });
+    const data = arrow.makeData({ type, length: this.#rows, nullCount: 0, children });
     return new arrow.Table([new arrow.RecordBatch(this.arrowSchema, data)]);
   }
 }

@@ -36,7 +36,7 @@ abstract class ColumnBuilder {
   length = 0;
   nullCount = 0;
   protected capacity: number;
-  private validity: Uint8Array | undefined;
+  #validity: Uint8Array | undefined;
 
   /** `capacity`: rows to make room for up front (a multiple of 8 is kept for the bitmaps). */
   constructor(field: NestedField, arrowField: arrow.Field, capacity = DEFAULT_CAPACITY) {
@@ -51,9 +51,9 @@ abstract class ColumnBuilder {
   appendNull(): void {
     if (this.field.required) throw new ColumnTypeError(this.field, "required field cannot be null");
     if (this.length === this.capacity) this.grow();
-    if (this.validity === undefined) this.validity = new Uint8Array(this.capacity >> 3).fill(0xff);
+    if (this.#validity === undefined) this.#validity = new Uint8Array(this.capacity >> 3).fill(0xff);
     const i = this.length;
-    this.validity[i >> 3]! &= ~(1 << (i & 7));
+    this.#validity[i >> 3]! &= ~(1 << (i & 7));
     this.nullCount++;
     this.skip();
   }
@@ -71,7 +71,7 @@ abstract class ColumnBuilder {
   /** Drops the values from `length` on: how a row that failed halfway is taken back. */
   truncate(length: number): void {
     if (length > this.length) throw new RangeError(`cannot truncate ${this.length} values to ${length}`);
-    const validity = this.validity;
+    const validity = this.#validity;
     if (validity !== undefined) {
       for (let i = length; i < this.length; i++) {
         const mask = 1 << (i & 7);
@@ -99,16 +99,16 @@ abstract class ColumnBuilder {
   protected grow(): void {
     const capacity = this.capacity * 2;
     this.resize(capacity);
-    if (this.validity !== undefined) {
+    if (this.#validity !== undefined) {
       const validity = new Uint8Array(capacity >> 3).fill(0xff);
-      validity.set(this.validity);
-      this.validity = validity;
+      validity.set(this.#validity);
+      this.#validity = validity;
     }
     this.capacity = capacity;
   }
 
   protected nullBitmap(): Uint8Array | undefined {
-    return this.nullCount === 0 ? undefined : this.validity!.subarray(0, (this.length + 7) >> 3);
+    return this.nullCount === 0 ? undefined : this.#validity!.subarray(0, (this.length + 7) >> 3);
   }
 
   protected typeError(value: unknown): ColumnTypeError {
@@ -119,11 +119,11 @@ abstract class ColumnBuilder {
 
 export class BooleanColumn extends ColumnBuilder {
   readonly kind = "boolean";
-  private bits = new Uint8Array(this.capacity >> 3);
+  #bits = new Uint8Array(this.capacity >> 3);
 
   append(value: boolean): void {
     if (this.length === this.capacity) this.grow();
-    if (value) this.bits[this.length >> 3]! |= 1 << (this.length & 7);
+    if (value) this.#bits[this.length >> 3]! |= 1 << (this.length & 7);
     this.length++;
   }
 
@@ -135,7 +135,7 @@ export class BooleanColumn extends ColumnBuilder {
 
   toData(): arrow.Data {
     const { length, nullCount } = this;
-    const data = this.bits.subarray(0, (length + 7) >> 3);
+    const data = this.#bits.subarray(0, (length + 7) >> 3);
     return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
   }
 
@@ -144,11 +144,11 @@ export class BooleanColumn extends ColumnBuilder {
   }
 
   protected override dropValues(length: number): void {
-    for (let i = length; i < this.length; i++) this.bits[i >> 3]! &= ~(1 << (i & 7));
+    for (let i = length; i < this.length; i++) this.#bits[i >> 3]! &= ~(1 << (i & 7));
   }
 
   protected resize(capacity: number): void {
-    this.bits = grown(this.bits, capacity >> 3);
+    this.#bits = grown(this.#bits, capacity >> 3);
   }
 }
 
@@ -158,7 +158,7 @@ export class BooleanColumn extends ColumnBuilder {
  */
 abstract class FlatColumn<T extends Grown> extends ColumnBuilder {
   protected values: T;
-  private readonly stride: number;
+  readonly #stride: number;
 
   constructor(
     field: NestedField,
@@ -168,13 +168,13 @@ abstract class FlatColumn<T extends Grown> extends ColumnBuilder {
     stride = 1,
   ) {
     super(field, arrowField, capacity);
-    this.stride = stride;
+    this.#stride = stride;
     this.values = allocate(this.capacity * stride);
   }
 
   toData(): arrow.Data {
     const { length, nullCount } = this;
-    const data = this.values.subarray(0, length * this.stride);
+    const data = this.values.subarray(0, length * this.#stride);
     return arrow.makeData({ type: this.arrowField.type, length, nullCount, nullBitmap: this.nullBitmap(), data });
   }
 
@@ -183,7 +183,7 @@ abstract class FlatColumn<T extends Grown> extends ColumnBuilder {
   }
 
   protected resize(capacity: number): void {
-    this.values = grown(this.values, capacity * this.stride);
+    this.values = grown(this.values, capacity * this.#stride);
   }
 }
 
@@ -212,7 +212,7 @@ export class IntColumn extends FlatColumn<Int32Array> {
 export class LongColumn extends FlatColumn<BigInt64Array> {
   readonly kind = "long";
   /** The same bytes as 32-bit halves, little-endian: numbers are stored without a BigInt. */
-  private words = new Int32Array(this.values.buffer);
+  #words = new Int32Array(this.values.buffer);
 
   constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
     super(field, arrowField, capacity, (length) => new BigInt64Array(length));
@@ -230,8 +230,8 @@ export class LongColumn extends FlatColumn<BigInt64Array> {
     if (this.length === this.capacity) this.grow();
     const high = Math.floor(value / TWO_POW_32);
     const i = this.length++ << 1;
-    this.words[i] = value - high * TWO_POW_32;
-    this.words[i + 1] = high;
+    this.#words[i] = value - high * TWO_POW_32;
+    this.#words[i + 1] = high;
   }
 
   appendValue(value: unknown): void {
@@ -243,7 +243,7 @@ export class LongColumn extends FlatColumn<BigInt64Array> {
 
   protected override resize(capacity: number): void {
     super.resize(capacity);
-    this.words = new Int32Array(this.values.buffer);
+    this.#words = new Int32Array(this.values.buffer);
   }
 }
 
@@ -271,18 +271,18 @@ export class FloatingColumn extends FlatColumn<Float32Array | Float64Array> {
 /** string (UTF-8) and binary: bytes plus Int32 offsets. */
 export class BytesColumn extends ColumnBuilder {
   readonly kind = "bytes";
-  private offsets = new Int32Array(this.capacity + 1);
-  private bytes = new Uint8Array(this.capacity * 16);
-  private byteLength = 0;
+  #offsets = new Int32Array(this.capacity + 1);
+  #bytes = new Uint8Array(this.capacity * 16);
+  #byteLength = 0;
 
   /** Appends a string as UTF-8; ASCII is copied by a plain loop, the rest by TextEncoder. */
   append(value: string): void {
     if (this.length === this.capacity) this.grow();
     const n = value.length;
     // at most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units)
-    this.reserveBytes(3 * n);
-    const bytes = this.bytes;
-    let at = this.byteLength;
+    this.#reserveBytes(3 * n);
+    const bytes = this.#bytes;
+    let at = this.#byteLength;
     let i = 0;
     for (; i < n; i++) {
       const c = value.charCodeAt(i);
@@ -290,17 +290,17 @@ export class BytesColumn extends ColumnBuilder {
       bytes[at++] = c;
     }
     if (i < n) at += utf8.encodeInto(value.substring(i), bytes.subarray(at)).written;
-    this.byteLength = at;
-    this.offsets[++this.length] = at;
+    this.#byteLength = at;
+    this.#offsets[++this.length] = at;
   }
 
   /** Appends raw bytes: a binary value, or a string already encoded as UTF-8. */
   appendBytes(value: Uint8Array): void {
     if (this.length === this.capacity) this.grow();
-    this.reserveBytes(value.length);
-    this.bytes.set(value, this.byteLength);
-    this.byteLength += value.length;
-    this.offsets[++this.length] = this.byteLength;
+    this.#reserveBytes(value.length);
+    this.#bytes.set(value, this.#byteLength);
+    this.#byteLength += value.length;
+    this.#offsets[++this.length] = this.#byteLength;
   }
 
   appendValue(value: unknown): void {
@@ -317,34 +317,34 @@ export class BytesColumn extends ColumnBuilder {
       length,
       nullCount,
       nullBitmap: this.nullBitmap(),
-      valueOffsets: this.offsets.subarray(0, length + 1),
-      data: this.bytes.subarray(0, this.byteLength),
+      valueOffsets: this.#offsets.subarray(0, length + 1),
+      data: this.#bytes.subarray(0, this.#byteLength),
     });
   }
 
   protected skip(): void {
-    this.offsets[this.length + 1] = this.byteLength;
+    this.#offsets[this.length + 1] = this.#byteLength;
     this.length++;
   }
 
   protected override dropValues(length: number): void {
-    this.byteLength = this.offsets[length]!;
+    this.#byteLength = this.#offsets[length]!;
   }
 
   protected resize(capacity: number): void {
-    this.offsets = grown(this.offsets, capacity + 1);
+    this.#offsets = grown(this.#offsets, capacity + 1);
   }
 
-  private reserveBytes(extra: number): void {
-    const needed = this.byteLength + extra;
-    if (needed <= this.bytes.length) return;
+  #reserveBytes(extra: number): void {
+    const needed = this.#byteLength + extra;
+    if (needed <= this.#bytes.length) return;
     if (needed > MAX_BYTES) {
       throw new IcebergError(
         "unsupported",
         `field ${this.field.name} (id ${this.field.id}): over 2 GiB of values in one batch`,
       );
     }
-    this.bytes = grown(this.bytes, Math.min(MAX_BYTES, Math.max(needed, this.bytes.length * 2)));
+    this.#bytes = grown(this.#bytes, Math.min(MAX_BYTES, Math.max(needed, this.#bytes.length * 2)));
   }
 }
 
@@ -400,16 +400,16 @@ export class FixedColumn extends FlatColumn<Uint8Array> {
 /** decimal(P, S): the unscaled value as a 128-bit two's-complement integer, little-endian. */
 export class DecimalColumn extends FlatColumn<BigUint64Array> {
   readonly kind = "decimal";
-  private readonly limit: bigint;
+  readonly #limit: bigint;
 
   constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
     super(field, arrowField, capacity, (length) => new BigUint64Array(length), 2);
-    this.limit = 10n ** BigInt((arrowField.type as arrow.Decimal).precision);
+    this.#limit = 10n ** BigInt((arrowField.type as arrow.Decimal).precision);
   }
 
   /** The unscaled value: 12.34 in decimal(5, 2) is 1234n. */
   append(unscaled: bigint): void {
-    if (unscaled >= this.limit || unscaled <= -this.limit) throw this.typeError(unscaled);
+    if (unscaled >= this.#limit || unscaled <= -this.#limit) throw this.typeError(unscaled);
     if (this.length === this.capacity) this.grow();
     const i = this.length++ << 1;
     this.values[i] = BigInt.asUintN(64, unscaled);
@@ -472,7 +472,7 @@ export class StructColumn extends ColumnBuilder {
 export class RepeatedColumn extends ColumnBuilder {
   readonly kind = "repeated";
   readonly children: readonly AnyColumn[];
-  private offsets = new Int32Array(this.capacity + 1);
+  #offsets = new Int32Array(this.capacity + 1);
 
   constructor(field: NestedField, arrowField: arrow.Field, capacity?: number) {
     super(field, arrowField, capacity);
@@ -503,13 +503,13 @@ export class RepeatedColumn extends ColumnBuilder {
         count++;
       }
     }
-    const end = this.offsets[this.length]! + count;
-    this.offsets[++this.length] = end;
+    const end = this.#offsets[this.length]! + count;
+    this.#offsets[++this.length] = end;
   }
 
   toData(): arrow.Data {
     const { length, nullCount } = this;
-    const valueOffsets = this.offsets.subarray(0, length + 1);
+    const valueOffsets = this.#offsets.subarray(0, length + 1);
     const nullBitmap = this.nullBitmap();
     const items = this.children.map((child) => child.toData());
     const child =
@@ -524,16 +524,16 @@ export class RepeatedColumn extends ColumnBuilder {
   }
 
   protected skip(): void {
-    this.offsets[this.length + 1] = this.offsets[this.length]!;
+    this.#offsets[this.length + 1] = this.#offsets[this.length]!;
     this.length++;
   }
 
   protected override dropValues(length: number): void {
-    for (const child of this.children) child.truncate(this.offsets[length]!);
+    for (const child of this.children) child.truncate(this.#offsets[length]!);
   }
 
   protected resize(capacity: number): void {
-    this.offsets = grown(this.offsets, capacity + 1);
+    this.#offsets = grown(this.#offsets, capacity + 1);
   }
 }
 

@@ -19,19 +19,22 @@ import { type FileMetaData, parquetMetadata } from "hyparquet";
 import * as parquet from "parquet-wasm";
 import type { ColumnStats } from "../spec/manifest.ts";
 import type { Schema } from "../spec/schema.ts";
+import {
+  type ParquetCodec,
+  WRITE_PARQUET_COMPRESSION_CODEC,
+  WRITE_TARGET_FILE_SIZE_BYTES,
+} from "../spec/table-properties.ts";
 import { columnStats } from "./column-stats.ts";
-import { DEFAULT_CODEC, type ParquetCodec, parquetCompression } from "./compression-codec.ts";
+import { parquetCompression } from "./compression-codec.ts";
 import { type MetricsMode, metricsModes } from "./metrics-config.ts";
 import { columnKey, leafFieldIds } from "./parquet-field-ids.ts";
 
 export type { ParquetCodec };
 
-export const DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024;
-
 export interface DataFileWriterOptions {
-  /** write.parquet.compression-codec (compression-codec.ts); zstd by default. */
+  /** write.parquet.compression-codec; its default when absent. */
   codec?: ParquetCodec;
-  /** Bytes a data file should not exceed; 128 MiB by default. */
+  /** Bytes a data file should not exceed; write.target-file-size-bytes' default when absent. */
   targetFileSizeBytes?: number;
   /** Table properties: the write.metadata.metrics.* settings (metrics-config.ts). */
   properties?: Readonly<Record<string, string>>;
@@ -62,8 +65,8 @@ export function writeDataFiles(
   schema: Schema,
   options: DataFileWriterOptions = {},
 ): WrittenDataFile[] {
-  const codec = parquetCompression[options.codec ?? DEFAULT_CODEC];
-  const target = options.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE;
+  const codec = parquetCompression[options.codec ?? WRITE_PARQUET_COMPRESSION_CODEC.default];
+  const target = options.targetFileSizeBytes ?? WRITE_TARGET_FILE_SIZE_BYTES.default;
   const modes = metricsModes(schema, options.properties);
   const rows = table.numRows;
   if (rows === 0) return [];

@@ -43,6 +43,32 @@ export abstract class ValueStats {
 
   abstract lowerBound(mode: MetricsMode): Uint8Array | undefined;
   abstract upperBound(mode: MetricsMode): Uint8Array | undefined;
+
+  /**
+   * The rows of the smallest and the largest non-null value in [from, to), by `compare` of two
+   * rows, counting the nulls; [-1, -1] when every row is null.
+   */
+  protected extremes(
+    from: number,
+    to: number,
+    validity: Validity | undefined,
+    compare: (a: number, b: number) => number,
+  ): [number, number] {
+    let minAt = -1;
+    let maxAt = -1;
+    for (let i = from; i < to; i++) {
+      if (isNull(validity, i)) {
+        this.nullCount++;
+        continue;
+      }
+      if (minAt < 0) {
+        minAt = i;
+        maxAt = i;
+      } else if (compare(i, minAt) < 0) minAt = i;
+      else if (compare(i, maxAt) > 0) maxAt = i;
+    }
+    return [minAt, maxAt];
+  }
 }
 
 export function valueStats(type: PrimitiveType): ValueStats {
@@ -73,8 +99,8 @@ function isNull(validity: Validity | undefined, i: number): boolean {
 }
 
 class BooleanStats extends ValueStats {
-  private hasFalse = false;
-  private hasTrue = false;
+  #hasFalse = false;
+  #hasTrue = false;
 
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
     // Arrow does not slice a boolean bitmap: value i is bit (data.offset + i)
@@ -85,33 +111,34 @@ class BooleanStats extends ValueStats {
         continue;
       }
       const bit = data.offset + i;
-      if ((bits[bit >> 3]! >> (bit & 7)) & 1) this.hasTrue = true;
-      else this.hasFalse = true;
+      if ((bits[bit >> 3]! >> (bit & 7)) & 1) this.#hasTrue = true;
+      else this.#hasFalse = true;
     }
   }
 
   lowerBound(): Uint8Array | undefined {
-    return this.hasFalse || this.hasTrue ? encodeSingleValue("boolean", !this.hasFalse) : undefined;
+    return this.#hasFalse || this.#hasTrue ? encodeSingleValue("boolean", !this.#hasFalse) : undefined;
   }
 
   upperBound(): Uint8Array | undefined {
-    return this.hasFalse || this.hasTrue ? encodeSingleValue("boolean", this.hasTrue) : undefined;
+    return this.#hasFalse || this.#hasTrue ? encodeSingleValue("boolean", this.#hasTrue) : undefined;
   }
 }
 
 class IntStats extends ValueStats {
-  private readonly type: PrimitiveType;
-  private min = Number.POSITIVE_INFINITY;
-  private max = Number.NEGATIVE_INFINITY;
+  readonly #type: PrimitiveType;
+  #min = Number.POSITIVE_INFINITY;
+  #max = Number.NEGATIVE_INFINITY;
 
   constructor(type: PrimitiveType) {
     super();
-    this.type = type;
+    this.#type = type;
   }
 
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
     const values = data.values as Int32Array;
-    let { min, max } = this;
+    let min = this.#min;
+    let max = this.#max;
     for (let i = from; i < to; i++) {
       if (isNull(validity, i)) {
         this.nullCount++;
@@ -121,46 +148,46 @@ class IntStats extends ValueStats {
       if (v < min) min = v;
       if (v > max) max = v;
     }
-    this.min = min;
-    this.max = max;
+    this.#min = min;
+    this.#max = max;
   }
 
   lowerBound(): Uint8Array | undefined {
-    return this.min <= this.max ? encodeSingleValue(this.type, this.min) : undefined;
+    return this.#min <= this.#max ? encodeSingleValue(this.#type, this.#min) : undefined;
   }
 
   upperBound(): Uint8Array | undefined {
-    return this.min <= this.max ? encodeSingleValue(this.type, this.max) : undefined;
+    return this.#min <= this.#max ? encodeSingleValue(this.#type, this.#max) : undefined;
   }
 }
 
 /** Bounds kept as bigints (long and the like, decimal): each add merges its batch's extremes. */
 abstract class BigIntStats extends ValueStats {
-  private min: bigint | undefined;
-  private max: bigint | undefined;
+  #min: bigint | undefined;
+  #max: bigint | undefined;
 
   protected merge(min: bigint, max: bigint): void {
-    if (this.min === undefined || min < this.min) this.min = min;
-    if (this.max === undefined || max > this.max) this.max = max;
+    if (this.#min === undefined || min < this.#min) this.#min = min;
+    if (this.#max === undefined || max > this.#max) this.#max = max;
   }
 
   protected abstract encode(value: bigint): Uint8Array;
 
   lowerBound(): Uint8Array | undefined {
-    return this.min === undefined ? undefined : this.encode(this.min);
+    return this.#min === undefined ? undefined : this.encode(this.#min);
   }
 
   upperBound(): Uint8Array | undefined {
-    return this.max === undefined ? undefined : this.encode(this.max);
+    return this.#max === undefined ? undefined : this.encode(this.#max);
   }
 }
 
 class LongStats extends BigIntStats {
-  private readonly type: PrimitiveType;
+  readonly #type: PrimitiveType;
 
   constructor(type: PrimitiveType) {
     super();
-    this.type = type;
+    this.#type = type;
   }
 
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
@@ -194,25 +221,27 @@ class LongStats extends BigIntStats {
   }
 
   protected encode(value: bigint): Uint8Array {
-    return encodeSingleValue(this.type, value);
+    return encodeSingleValue(this.#type, value);
   }
 }
 
 class FloatingStats extends ValueStats {
-  private readonly type: PrimitiveType;
-  private nans = 0;
-  private seen = false;
-  private min = 0;
-  private max = 0;
+  readonly #type: PrimitiveType;
+  #nans = 0;
+  #seen = false;
+  #min = 0;
+  #max = 0;
 
   constructor(type: PrimitiveType) {
     super();
-    this.type = type;
+    this.#type = type;
   }
 
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
     const values = data.values as Float32Array | Float64Array;
-    let { seen, min, max } = this;
+    let seen = this.#seen;
+    let min = this.#min;
+    let max = this.#max;
     for (let i = from; i < to; i++) {
       if (isNull(validity, i)) {
         this.nullCount++;
@@ -220,7 +249,7 @@ class FloatingStats extends ValueStats {
       }
       const v = values[i]!;
       if (Number.isNaN(v)) {
-        this.nans++;
+        this.#nans++;
       } else if (!seen) {
         seen = true;
         min = v;
@@ -231,21 +260,21 @@ class FloatingStats extends ValueStats {
         if (v > max || (v === 0 && max === 0 && 1 / v > 0)) max = v;
       }
     }
-    this.seen = seen;
-    this.min = min;
-    this.max = max;
+    this.#seen = seen;
+    this.#min = min;
+    this.#max = max;
   }
 
   override nanCount(): number {
-    return this.nans;
+    return this.#nans;
   }
 
   lowerBound(): Uint8Array | undefined {
-    return this.seen ? encodeSingleValue(this.type, this.min) : undefined;
+    return this.#seen ? encodeSingleValue(this.#type, this.#min) : undefined;
   }
 
   upperBound(): Uint8Array | undefined {
-    return this.seen ? encodeSingleValue(this.type, this.max) : undefined;
+    return this.#seen ? encodeSingleValue(this.#type, this.#max) : undefined;
   }
 }
 
@@ -273,13 +302,13 @@ function pick(kept: Uint8Array | undefined, candidate: Uint8Array, sign: number)
 }
 
 class BytesStats extends ValueStats {
-  private readonly utf8: boolean;
-  private min: Uint8Array | undefined;
-  private max: Uint8Array | undefined;
+  readonly #utf8: boolean;
+  #min: Uint8Array | undefined;
+  #max: Uint8Array | undefined;
 
   constructor(utf8: boolean) {
     super();
-    this.utf8 = utf8;
+    this.#utf8 = utf8;
   }
 
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
@@ -303,110 +332,83 @@ class BytesStats extends ValueStats {
       else if (compareBytes(bytes, start, end, bytes, offsets[maxAt]!, offsets[maxAt + 1]!) > 0) maxAt = i;
     }
     if (minAt < 0) return;
-    this.min = pick(this.min, bytes.slice(offsets[minAt], offsets[minAt + 1]), -1);
-    this.max = pick(this.max, bytes.slice(offsets[maxAt], offsets[maxAt + 1]), 1);
+    this.#min = pick(this.#min, bytes.slice(offsets[minAt], offsets[minAt + 1]), -1);
+    this.#max = pick(this.#max, bytes.slice(offsets[maxAt], offsets[maxAt + 1]), 1);
   }
 
   lowerBound(mode: MetricsMode): Uint8Array | undefined {
-    if (this.min === undefined || mode.kind !== "truncate") return this.min;
-    return this.utf8 ? truncateStringLower(this.min, mode.length) : truncateBinaryLower(this.min, mode.length);
+    if (this.#min === undefined || mode.kind !== "truncate") return this.#min;
+    return this.#utf8 ? truncateStringLower(this.#min, mode.length) : truncateBinaryLower(this.#min, mode.length);
   }
 
   upperBound(mode: MetricsMode): Uint8Array | undefined {
-    if (this.max === undefined || mode.kind !== "truncate") return this.max;
-    return this.utf8 ? truncateStringUpper(this.max, mode.length) : truncateBinaryUpper(this.max, mode.length);
+    if (this.#max === undefined || mode.kind !== "truncate") return this.#max;
+    return this.#utf8 ? truncateStringUpper(this.#max, mode.length) : truncateBinaryUpper(this.#max, mode.length);
   }
 }
 
 class FixedStats extends ValueStats {
-  private readonly uuid: boolean;
-  private min: Uint8Array | undefined;
-  private max: Uint8Array | undefined;
+  readonly #uuid: boolean;
+  #min: Uint8Array | undefined;
+  #max: Uint8Array | undefined;
   /** For a uuid: the bounds in Java's signed (msb, lsb) order, as sign-flipped bytes. */
-  private signedMin: Uint8Array | undefined;
-  private signedMax: Uint8Array | undefined;
+  #signedMin: Uint8Array | undefined;
+  #signedMax: Uint8Array | undefined;
 
   constructor(uuid: boolean) {
     super();
-    this.uuid = uuid;
+    this.#uuid = uuid;
   }
 
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
     const width = (data.type as arrow.FixedSizeBinary).byteWidth;
     const bytes = data.values as Uint8Array;
-    let minAt = -1;
-    let maxAt = -1;
-    for (let i = from; i < to; i++) {
-      if (isNull(validity, i)) {
-        this.nullCount++;
-        continue;
-      }
-      if (minAt < 0) {
-        minAt = i;
-        maxAt = i;
-        continue;
-      }
-      const at = i * width;
-      if (compareBytes(bytes, at, at + width, bytes, minAt * width, (minAt + 1) * width) < 0) minAt = i;
-      else if (compareBytes(bytes, at, at + width, bytes, maxAt * width, (maxAt + 1) * width) > 0) maxAt = i;
-    }
+    const [minAt, maxAt] = this.extremes(from, to, validity, (a, b) =>
+      compareBytes(bytes, a * width, (a + 1) * width, bytes, b * width, (b + 1) * width),
+    );
     if (minAt < 0) return;
-    this.min = pick(this.min, bytes.slice(minAt * width, (minAt + 1) * width), -1);
-    this.max = pick(this.max, bytes.slice(maxAt * width, (maxAt + 1) * width), 1);
-    if (this.uuid) this.addSigned(bytes, from, to, validity);
+    this.#min = pick(this.#min, bytes.slice(minAt * width, (minAt + 1) * width), -1);
+    this.#max = pick(this.#max, bytes.slice(maxAt * width, (maxAt + 1) * width), 1);
+    if (this.#uuid) this.#addSigned(bytes, from, to, validity);
   }
 
   /** Java's UUID order: flipping the sign bit of each long turns it into unsigned byte order. */
-  private addSigned(bytes: Uint8Array, from: number, to: number, validity: Validity | undefined): void {
+  #addSigned(bytes: Uint8Array, from: number, to: number, validity: Validity | undefined): void {
     const flipped = new Uint8Array(16);
     for (let i = from; i < to; i++) {
       if (isNull(validity, i)) continue;
       flipped.set(bytes.subarray(i * 16, i * 16 + 16));
       flipped[0]! ^= 0x80;
       flipped[8]! ^= 0x80;
-      if (this.signedMin === undefined || compareBytes(flipped, 0, 16, this.signedMin, 0, 16) < 0) {
-        this.signedMin = flipped.slice();
+      if (this.#signedMin === undefined || compareBytes(flipped, 0, 16, this.#signedMin, 0, 16) < 0) {
+        this.#signedMin = flipped.slice();
       }
-      if (this.signedMax === undefined || compareBytes(flipped, 0, 16, this.signedMax, 0, 16) > 0) {
-        this.signedMax = flipped.slice();
+      if (this.#signedMax === undefined || compareBytes(flipped, 0, 16, this.#signedMax, 0, 16) > 0) {
+        this.#signedMax = flipped.slice();
       }
     }
   }
 
-  private ordersAgree(): boolean {
-    if (!this.uuid) return true;
+  #ordersAgree(): boolean {
+    if (!this.#uuid) return true;
     const unflip = (b: Uint8Array) => b.map((byte, k) => (k === 0 || k === 8 ? byte ^ 0x80 : byte));
     const same = (a: Uint8Array, b: Uint8Array) => compareBytes(a, 0, 16, b, 0, 16) === 0;
-    return same(unflip(this.signedMin!), this.min!) && same(unflip(this.signedMax!), this.max!);
+    return same(unflip(this.#signedMin!), this.#min!) && same(unflip(this.#signedMax!), this.#max!);
   }
 
   lowerBound(): Uint8Array | undefined {
-    return this.min !== undefined && this.ordersAgree() ? this.min : undefined;
+    return this.#min !== undefined && this.#ordersAgree() ? this.#min : undefined;
   }
 
   upperBound(): Uint8Array | undefined {
-    return this.max !== undefined && this.ordersAgree() ? this.max : undefined;
+    return this.#max !== undefined && this.#ordersAgree() ? this.#max : undefined;
   }
 }
 
 class DecimalStats extends BigIntStats {
   add(data: arrow.Data, from: number, to: number, validity: Validity | undefined): void {
     const words = data.values as Uint32Array;
-    let minAt = -1;
-    let maxAt = -1;
-    for (let i = from; i < to; i++) {
-      if (isNull(validity, i)) {
-        this.nullCount++;
-        continue;
-      }
-      if (minAt < 0) {
-        minAt = i;
-        maxAt = i;
-        continue;
-      }
-      if (compare128(words, i, minAt) < 0) minAt = i;
-      else if (compare128(words, i, maxAt) > 0) maxAt = i;
-    }
+    const [minAt, maxAt] = this.extremes(from, to, validity, (a, b) => compare128(words, a, b));
     if (minAt >= 0) this.merge(read128(words, minAt), read128(words, maxAt));
   }
 

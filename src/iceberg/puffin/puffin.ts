@@ -4,8 +4,9 @@
 // FooterPayloadSize is a 4-byte little-endian integer; Flags are 4 bytes whose bit 0 of byte 0 says the
 // payload is LZ4-compressed. floe writes it uncompressed and, like PyIceberg and DuckDB, does not read
 // a compressed footer. Bytes in, bytes out: reading and writing files is the IO layer's.
+
+import { parseJson, stringifyJson } from "../../lib/int64-json.ts";
 import { IcebergError } from "../errors.ts";
-import { parseJson, stringifyJson } from "../spec/json.ts";
 
 export const PUFFIN_MAGIC = Uint8Array.of(0x50, 0x46, 0x41, 0x31);
 /** FooterPayloadSize + Flags + closing Magic. */

@@ -119,7 +119,7 @@ export class Roaring32 {
     for (let k = 0; k < fill.length; k++) {
       const from = starts[k]!;
       const to = starts[k + 1]!;
-      if (to > from) this.addLows(k + minKey, lows.subarray(from, to));
+      if (to > from) this.#addLows(k + minKey, lows.subarray(from, to));
     }
   }
 
@@ -220,7 +220,7 @@ export class Roaring32 {
 
   // Adds the low halves `lows` (unsorted, duplicates allowed; the caller's scratch: it may be
   // reordered) to the container of `key`.
-  private addLows(key: number, lows: Uint16Array): void {
+  #addLows(key: number, lows: Uint16Array): void {
     let i = indexOfKey(this.keys, key);
     let card = 0;
     let c: Container | undefined;

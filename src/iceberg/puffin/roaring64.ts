@@ -47,7 +47,7 @@ export class RoaringPositionBitmap {
 
   add(position: bigint | number): void {
     const [key, low] = split(position);
-    this.bitmapFor(key).add(low);
+    this.#bitmapFor(key).add(low);
   }
 
   /** Adds positions in any order, duplicates allowed. Numbers must be safe integers. */
@@ -55,7 +55,7 @@ export class RoaringPositionBitmap {
     const n = positions.length;
     if (n === 0) return;
     if (positions instanceof Uint32Array) {
-      this.bitmapFor(0).addMany(positions);
+      this.#bitmapFor(0).addMany(positions);
       return;
     }
     const lows = new Uint32Array(n);
@@ -97,7 +97,7 @@ export class RoaringPositionBitmap {
       }
     }
     if (highs === undefined) {
-      this.bitmapFor(0).addMany(lows);
+      this.#bitmapFor(0).addMany(lows);
       return;
     }
     // Positions past 2^32 (a file of more than 4 billion rows): split by key. Keys are few.
@@ -108,7 +108,7 @@ export class RoaringPositionBitmap {
       const part = new Uint32Array(count);
       let o = 0;
       for (let i = 0; i < n; i++) if (highs[i] === key) part[o++] = lows[i]!;
-      this.bitmapFor(key).addMany(part);
+      this.#bitmapFor(key).addMany(part);
     }
   }
 
@@ -131,7 +131,7 @@ export class RoaringPositionBitmap {
       const key = other.keys[j]!;
       const i = indexOfKey(this.keys, key);
       if (i >= 0) this.bitmaps[i]!.union(other.bitmaps[j]!);
-      else this.bitmapFor(key).union(other.bitmaps[j]!);
+      else this.#bitmapFor(key).union(other.bitmaps[j]!);
     }
     return this;
   }
@@ -237,7 +237,7 @@ export class RoaringPositionBitmap {
     return result;
   }
 
-  private bitmapFor(key: number): Roaring32 {
+  #bitmapFor(key: number): Roaring32 {
     let i = indexOfKey(this.keys, key);
     if (i >= 0) return this.bitmaps[i]!;
     i = -i - 1;

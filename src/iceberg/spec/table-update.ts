@@ -1,12 +1,14 @@
 // Table updates and requirements: the vocabulary of an Iceberg commit (REST catalog spec,
 // CommitTableRequest). A REST catalog applies them on the server; the embedded SQL catalog
 // applies them here, with the same rules, so both catalogs accept and refuse the same commits.
+
+import { stringifyJson } from "../../lib/int64-json.ts";
 import { IcebergError } from "../errors.ts";
-import { stringifyJson } from "./json.ts";
 import { type PartitionSpec, partitionSpecToJson } from "./partition-spec.ts";
 import { highestFieldId, type Schema, schemaToJson } from "./schema.ts";
 import { MAIN_BRANCH, type Snapshot, snapshotToJson } from "./snapshot.ts";
 import type { TableMetadata } from "./table-metadata.ts";
+import { FORMAT_VERSION } from "./table-properties.ts";
 
 export type TableUpdate =
   | { action: "add-schema"; schema: Schema }
@@ -249,6 +251,6 @@ export function createTableRequestJson(
     "partition-spec": partitionSpecToJson(table.spec),
     "write-order": { "order-id": 0, fields: [] },
     "stage-create": false,
-    properties: { ...table.properties, "format-version": "3" },
+    properties: { ...table.properties, [FORMAT_VERSION.key]: String(FORMAT_VERSION.default) },
   });
 }

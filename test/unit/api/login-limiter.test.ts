@@ -2,7 +2,7 @@
 // cap; a right password clears the client; all clients share a budget per minute.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LoginLimiter } from "../../../src/api/login-limiter.ts";
+import { LoginLimiter } from "#src/api/login-limiter.ts";
 
 const options = { freeFailures: 3, firstDelayMs: 1000, maxDelayMs: 8000, globalPerMinute: 20 };
 

@@ -11,8 +11,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { AuthSetupError } from "../../../src/api/auth.ts";
-import { type Server, startServer } from "../../../src/api/serve.ts";
+import { AuthSetupError } from "#src/api/auth.ts";
+import { type Server, startServer } from "#src/api/serve.ts";
 import type { Json } from "../../helpers/ui-server.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");

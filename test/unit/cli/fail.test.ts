@@ -2,12 +2,12 @@
 // error's kind and retryable flag beside the message.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ExitCode } from "../../../src/cli/exit-codes.ts";
-import { fail } from "../../../src/cli/fail.ts";
-import { ConfigError } from "../../../src/config/config-error.ts";
-import { CatalogUnreachableError, CommitConflictError } from "../../../src/iceberg/catalog/catalog.ts";
-import { IcebergError } from "../../../src/iceberg/errors.ts";
-import { type LostMessages, MessagesLostError } from "../../../src/kafka/plan.ts";
+import { ExitCode } from "#src/cli/exit-codes.ts";
+import { fail } from "#src/cli/fail.ts";
+import { CatalogError, CommitConflictError } from "#src/iceberg/catalog/catalog.ts";
+import { IcebergError } from "#src/iceberg/errors.ts";
+import { ConfigError } from "#src/job/config-error.ts";
+import { type LostMessages, MessagesLostError } from "#src/kafka/plan.ts";
 
 /** fail() with --json, its exit code and the JSON it wrote. */
 function failJson(error: unknown): { code: ExitCode; body: unknown } {
@@ -26,7 +26,7 @@ function failJson(error: unknown): { code: ExitCode; body: unknown } {
 }
 
 test("a failure says its kind (the sync's classification) and whether to retry; the exit code keeps its meaning", () => {
-  assert.deepEqual(failJson(new CatalogUnreachableError("getConfig", "ECONNREFUSED")), {
+  assert.deepEqual(failJson(new CatalogError("io", "getConfig", "ECONNREFUSED")), {
     code: ExitCode.FAILED,
     body: { error: "getConfig: ECONNREFUSED", kind: "connection", retryable: true },
   });

@@ -8,8 +8,8 @@ import {
   jobNameFor,
   jobTemplate,
   nextSteps,
-} from "../../../src/cli/init-template.ts";
-import { parseJob } from "../../../src/config/load-job.ts";
+} from "#src/cli/init-template.ts";
+import { parseJob } from "#src/job/load-job.ts";
 
 test("the template loads as the local defaults: the broker, every topic, the embedded catalog beside the file", () => {
   const text = jobTemplate({
@@ -24,9 +24,9 @@ test("the template loads as the local defaults: the broker, every topic, the emb
   assert.deepEqual(job.source.bootstrapServers, ["127.0.0.1:9092"]);
   assert.equal(job.source.security.protocol, "PLAINTEXT");
   assert.equal(job.topicPattern, ".*");
-  assert.equal(job.streams.size, 0);
-  assert.equal(job.defaultStream.mode, "append");
-  assert.equal(job.defaultStream.onError, "dlq");
+  assert.equal(job.bindings.size, 0);
+  assert.equal(job.defaultBinding.mode, "append");
+  assert.equal(job.defaultBinding.onError, "dlq");
   assert.deepEqual(job.destination.catalog, { type: "sql", warehouse: "/srv/jobs/warehouse" });
   // Commented: each key it does not set is there to uncomment.
   for (const key of [
@@ -60,8 +60,8 @@ test("commented examples become valid settings when uncommented", () => {
     .replace("#  customers:", "  customers:")
     .replace("#  orders:", "  orders:");
   const job = parseJob(text, "/x/job.yaml", { env: {} });
-  assert.deepEqual([...job.streams.keys()], ["customers", "orders"]);
-  assert.equal(job.streams.get("customers")!.mode, "upsert");
+  assert.deepEqual([...job.bindings.keys()], ["customers", "orders"]);
+  assert.equal(job.bindings.get("customers")!.mode, "upsert");
 });
 
 test("a job name from a folder name, and next steps that name the file", () => {

@@ -11,8 +11,9 @@ import {
   RATE_WINDOW_MS,
   SyncProgress,
   secondsLeft,
-} from "../../../src/cli/progress-model.ts";
-import type { SyncEvent } from "../../../src/sync/events.ts";
+} from "#src/cli/progress-model.ts";
+import type { SyncEvent } from "#src/pipeline/events.ts";
+import { tableReport } from "../../fixtures/table-report.ts";
 
 const T0 = 1_800_000_000_000;
 const runId = "run";
@@ -58,29 +59,7 @@ function progress(at: number, topic: string, partition: number, nextOffset: bigi
 }
 
 function committed(at: number, topic: string): SyncEvent {
-  return {
-    type: "table-committed",
-    runId,
-    at,
-    report: {
-      topic,
-      table: `ns.${topic}`,
-      mode: "append",
-      messagesRead: 0,
-      bytesRead: 0,
-      dataFilesAdded: 1,
-      deletionVectorsAdded: 0,
-      recordsAdded: 0,
-      positionsDeleted: 0,
-      deadLetters: 0,
-      skipped: 0,
-      tombstonesIgnored: 0,
-      created: true,
-      columnsAdded: [],
-      snapshotId: "1",
-      durationMs: 1,
-    },
-  };
+  return { type: "table-committed", runId, at, report: tableReport({ topic, created: true, durationMs: 1 }) };
 }
 
 test("per topic: offsets read of offsets to read over its partitions, messages, rate and time left", () => {

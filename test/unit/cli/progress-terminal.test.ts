@@ -3,8 +3,8 @@
 // last frame kept; and no display off a terminal or on TERM=dumb.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { progressDisplay, wantsProgress } from "../../../src/cli/progress-terminal.ts";
-import type { SyncEvent } from "../../../src/sync/events.ts";
+import { progressDisplay, wantsProgress } from "#src/cli/progress-terminal.ts";
+import type { SyncEvent } from "#src/pipeline/events.ts";
 
 const at = 1_800_000_000_000;
 /** Carriage return, then ANSI "erase the line". */

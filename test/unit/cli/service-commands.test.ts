@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { RunStore } from "../../../src/state/run-store.ts";
+import { RunStore } from "#src/state/run-store.ts";
 import { type FloeOutcome, floe as runFloe } from "../../helpers/floe-cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-cli-service-"));

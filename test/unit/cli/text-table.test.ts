@@ -1,10 +1,10 @@
 // The one renderer of aligned columns that every command's terminal output goes through.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { reportToText } from "../../../src/cli/report.ts";
-import { runsToText } from "../../../src/cli/run-format.ts";
-import { textTable } from "../../../src/cli/text-table.ts";
-import type { RunRecord } from "../../../src/state/run-store.ts";
+import { reportToText } from "#src/cli/report.ts";
+import { runsToText } from "#src/cli/run-format.ts";
+import { textTable } from "#src/cli/text-table.ts";
+import type { RunRecord } from "#src/state/run-store.ts";
 
 test("a header, a rule as wide as each column, rows; numbers right-aligned, no trailing blanks, an indent on every line", () => {
   assert.deepEqual(

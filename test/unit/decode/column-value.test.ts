@@ -1,7 +1,7 @@
 // JSON values converted to the representation each column type stores.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { columnConverter } from "../../../src/decode/column-value.ts";
+import { columnConverter } from "#src/decode/column-value.ts";
 
 test("long and timestamptz values are numbers while safe, bigints beyond", () => {
   const long = columnConverter("long");

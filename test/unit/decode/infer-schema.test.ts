@@ -2,18 +2,18 @@
 // fit which columns, and the mismatches that make a message a bad one.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { DeclarableType } from "../../../src/decode/declared-columns.ts";
+import type { DeclarableType } from "#src/decode/declared-columns.ts";
 import {
   type ColumnChange,
   DeclaredColumnError,
   fitsType,
   SchemaInference,
   valueTypeOf,
-} from "../../../src/decode/infer-schema.ts";
-import { type DecodedRecord, decodeJsonMessage } from "../../../src/decode/json-message.ts";
-import type { SchemaMismatch } from "../../../src/decode/schema-mismatch.ts";
-import { SYSTEM_COLUMNS } from "../../../src/decode/system-columns.ts";
-import type { Schema } from "../../../src/iceberg/spec/schema.ts";
+} from "#src/decode/infer-schema.ts";
+import { type DecodedRecord, decodeJsonMessage } from "#src/decode/json-message.ts";
+import type { SchemaMismatch } from "#src/decode/schema-mismatch.ts";
+import { SYSTEM_COLUMNS } from "#src/decode/system-columns.ts";
+import type { Schema } from "#src/iceberg/spec/schema.ts";
 
 function json(text: string): DecodedRecord {
   const decoded = decodeJsonMessage(new TextEncoder().encode(text));

@@ -1,7 +1,7 @@
 // Every outcome of decoding a message value: record, tombstone, and each bad-message kind.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type DecodedMessage, decodeJsonMessage } from "../../../src/decode/json-message.ts";
+import { type DecodedMessage, decodeJsonMessage } from "#src/decode/json-message.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

@@ -4,13 +4,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import avsc from "avsc";
 import protobuf from "protobufjs";
-import { avroDecoder, unscaled } from "../../../src/decode/avro-decoder.ts";
-import { encodeConfluentFrame, parseConfluentFrame } from "../../../src/decode/confluent-frame.ts";
-import { protobufDecoder } from "../../../src/decode/protobuf-decoder.ts";
-import { RegistrySchema, SchemaEvolutionError } from "../../../src/decode/registry-schema.ts";
-import { type SchemaDecoder, type TypedRecord, UnsupportedSchemaError } from "../../../src/decode/typed-record.ts";
-import { bigintLongHook } from "../../../src/iceberg/spec/avro-long.ts";
-import { typeToString } from "../../../src/iceberg/spec/types.ts";
+import { avroDecoder, unscaled } from "#src/decode/avro-decoder.ts";
+import { encodeConfluentFrame, parseConfluentFrame } from "#src/decode/confluent-frame.ts";
+import { protobufDecoder } from "#src/decode/protobuf-decoder.ts";
+import { RegistrySchema, SchemaEvolutionError } from "#src/decode/registry-schema.ts";
+import { type SchemaDecoder, type TypedRecord, UnsupportedSchemaError } from "#src/decode/typed-record.ts";
+import { bigintLongHook } from "#src/iceberg/spec/avro-long.ts";
+import { typeToString } from "#src/iceberg/spec/types.ts";
 
 function frame(result: ReturnType<typeof parseConfluentFrame>) {
   assert.ok("frame" in result, "problem" in result ? result.problem : "");

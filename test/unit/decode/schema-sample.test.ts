@@ -1,10 +1,10 @@
 // A sample's columns, value types, refused values and proposed declarations.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { DeclarableType } from "../../../src/decode/declared-columns.ts";
-import { SchemaInference, type TableSchema } from "../../../src/decode/infer-schema.ts";
-import { EXAMPLE_MAX_CHARS, exampleOf, proposedType, SchemaSample } from "../../../src/decode/schema-sample.ts";
-import { SYSTEM_COLUMNS } from "../../../src/decode/system-columns.ts";
+import type { DeclarableType } from "#src/decode/declared-columns.ts";
+import { SchemaInference, type TableSchema } from "#src/decode/infer-schema.ts";
+import { EXAMPLE_MAX_CHARS, exampleOf, proposedType, SchemaSample } from "#src/decode/schema-sample.ts";
+import { SYSTEM_COLUMNS } from "#src/decode/system-columns.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

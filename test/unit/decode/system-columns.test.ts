@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
-import { kafkaKeyText, millisToMicros } from "../../../src/decode/system-columns.ts";
-import { formatKeyHash, hashKey } from "../../../src/upsert/key-hash.ts";
+import { kafkaKeyText, millisToMicros } from "#src/decode/system-columns.ts";
+import { formatKeyHash, hashKey } from "#src/upsert/key-hash.ts";
 
 test("_kafka_key is base64 of the key bytes: key 3 is Mw==; no key is null", () => {
   assert.equal(kafkaKeyText(new TextEncoder().encode("3")), "Mw==");

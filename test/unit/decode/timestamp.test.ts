@@ -1,7 +1,7 @@
 // Which strings are timestamps, and their microseconds since the epoch (UTC).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { timestampMicros } from "../../../src/decode/timestamp.ts";
+import { timestampMicros } from "#src/decode/timestamp.ts";
 
 const micros = (iso: string, extra = 0) => Date.parse(iso) * 1000 + extra;
 

@@ -1,24 +1,21 @@
-// The error model of iceberg/: each kind's retryable flag, the kinds of the classes callers tell
-// apart, what an HTTP status says, and the commit loop retrying exactly what the kind allows.
+// The error model of iceberg/: each kind's retryable flag, the kinds of the errors callers tell
+// apart (the one CatalogError by its kind), what an HTTP status says, and the commit loop retrying exactly what the kind allows.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  AlreadyExistsError,
   type Catalog,
-  CatalogAuthError,
   CatalogError,
-  CatalogRequestError,
-  CatalogUnreachableError,
   CommitConflictError,
-  CommitStateUnknownError,
+  commitStateUnknown,
+  isCatalogError,
+  isNoSuch,
   kindOfStatus,
   type LoadedTable,
-  NamespaceNotEmptyError,
-  NoSuchNamespaceError,
-  NoSuchTableError,
-} from "../../../src/iceberg/catalog/catalog.ts";
-import { commitWithRetries } from "../../../src/iceberg/commit/retry.ts";
-import { ValidationError } from "../../../src/iceberg/commit/validation-error.ts";
+  noSuch,
+  refused,
+} from "#src/iceberg/catalog/catalog.ts";
+import { commitWithRetries } from "#src/iceberg/commit/retry.ts";
+import { ValidationError } from "#src/iceberg/commit/validation-error.ts";
 import {
   decodingFile,
   errorKind,
@@ -26,14 +23,14 @@ import {
   IcebergError,
   type IcebergErrorKind,
   isRetryable,
-} from "../../../src/iceberg/errors.ts";
-import { UnsupportedLocationError } from "../../../src/iceberg/io/file-io.ts";
-import { localFileIO } from "../../../src/iceberg/io/local-file-io.ts";
-import { ColumnTypeError } from "../../../src/iceberg/parquet/column-builders.ts";
-import { UnsupportedDeleteFileError } from "../../../src/iceberg/scan/plan-files.ts";
-import { unpartitioned } from "../../../src/iceberg/spec/partition-spec.ts";
-import { newTableMetadata } from "../../../src/iceberg/spec/table-update.ts";
-import { Table } from "../../../src/iceberg/table.ts";
+} from "#src/iceberg/errors.ts";
+import { UnsupportedLocationError } from "#src/iceberg/io/file-io.ts";
+import { localFileIO } from "#src/iceberg/io/local-file-io.ts";
+import { ColumnTypeError } from "#src/iceberg/parquet/column-builders.ts";
+import { UnsupportedDeleteFileError } from "#src/iceberg/scan/plan-files.ts";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { newTableMetadata } from "#src/iceberg/spec/table-update.ts";
+import { Table } from "#src/iceberg/table.ts";
 
 test("only conflicts, unknown commit outcomes and failures on the way are worth retrying", () => {
   const retryable = ICEBERG_ERROR_KINDS.filter((kind) => new IcebergError(kind, "x").retryable);
@@ -51,18 +48,18 @@ test("only conflicts, unknown commit outcomes and failures on the way are worth 
   ]);
 });
 
-test("the classes callers tell apart keep instanceof and take their kind from the one model", () => {
+test("the errors callers tell apart take their kind from the one model", () => {
   const cases: [Error, IcebergErrorKind][] = [
-    [new NoSuchTableError("loadTable ns.t"), "not-found"],
-    [new NoSuchNamespaceError("listTables ns"), "not-found"],
-    [new AlreadyExistsError("createTable ns.t"), "already-exists"],
-    [new NamespaceNotEmptyError("dropNamespace ns"), "validation"],
-    [new CommitStateUnknownError("commitTable ns.t", "HTTP 502"), "commit-state-unknown"],
-    [new CatalogAuthError("loadTable ns.t", 403, "denied"), "auth"],
-    [new CatalogUnreachableError("getConfig", "ECONNREFUSED"), "io"],
-    [new CatalogRequestError("commitTable ns.t", "bad", { status: 400 }), "validation"],
-    [new CatalogRequestError("loadTable ns.t", "overloaded", { status: 503 }), "io"],
-    [new CatalogRequestError("getConfig", "not JSON", { kind: "corrupt" }), "corrupt"],
+    [noSuch("table", "loadTable ns.t"), "not-found"],
+    [noSuch("namespace", "listTables ns"), "not-found"],
+    [new CatalogError("already-exists", "createTable ns.t", "it already exists"), "already-exists"],
+    [new CatalogError("validation", "dropNamespace ns", "not empty"), "validation"],
+    [commitStateUnknown("commitTable ns.t", "HTTP 502"), "commit-state-unknown"],
+    [new CatalogError("auth", "loadTable ns.t", "denied", { status: 403 }), "auth"],
+    [new CatalogError("io", "getConfig", "ECONNREFUSED"), "io"],
+    [refused("commitTable ns.t", "bad", 400), "validation"],
+    [refused("loadTable ns.t", "overloaded", 503), "io"],
+    [refused("getConfig", "not JSON", 200, "corrupt"), "corrupt"],
     [new CommitConflictError("assert-ref-snapshot-id failed"), "conflict"],
     [new ValidationError("a data file was compacted away"), "validation"],
     [new UnsupportedDeleteFileError("ns.t", "/x/pos-deletes.parquet"), "unsupported"],
@@ -74,10 +71,36 @@ test("the classes callers tell apart keep instanceof and take their kind from th
     assert.equal(errorKind(error), kind, error.name);
     assert.equal(isRetryable(error), new IcebergError(kind, "").retryable, error.name);
   }
-  const call = new NoSuchTableError("loadTable ns.t");
+  const call = noSuch("table", "loadTable ns.t");
   assert.ok(call instanceof CatalogError);
   assert.equal(call.call, "loadTable ns.t");
-  assert.equal(String(call), "NoSuchTableError: loadTable ns.t: the table does not exist");
+  assert.equal(String(call), "CatalogError: loadTable ns.t: the table does not exist");
+  assert.equal(
+    String(refused("loadTable ns.t", "overloaded", 503)),
+    "CatalogError: loadTable ns.t: HTTP 503: overloaded",
+  );
+  assert.equal(refused("loadTable ns.t", "overloaded", 503).status, 503);
+  assert.equal(
+    commitStateUnknown("commitTable ns.t", "HTTP 502").message,
+    "commitTable ns.t: commit state unknown: HTTP 502; reload the table to see whether the commit landed",
+  );
+});
+
+test("callers tell catalog failures apart by kind, and a missing table from a missing namespace", () => {
+  const table = noSuch("table", "loadTable ns.t");
+  const namespace = noSuch("namespace", "listTables ns");
+  const warehouse = refused("getConfig", "no such warehouse", 404);
+  assert.ok(isCatalogError(table, "not-found") && isCatalogError(warehouse, "not-found"));
+  assert.ok(!isCatalogError(table, "already-exists"));
+  assert.ok(!isCatalogError(new IcebergError("not-found", "x"), "not-found"));
+  assert.deepEqual(
+    [table, namespace, warehouse].map((e) => [isNoSuch(e), isNoSuch(e, "table"), isNoSuch(e, "namespace")]),
+    [
+      [true, true, false],
+      [true, false, true],
+      [false, false, false],
+    ],
+  );
 });
 
 test("errorKind and isRetryable of errors from elsewhere", () => {
@@ -184,9 +207,9 @@ const request = async () => ({ requirements: [], updates: [] });
 test("the commit loop retries conflicts, unknown outcomes and failures on the way", async () => {
   const { table, commits, refreshes } = scriptedTable([
     new CommitConflictError("commitTable ns.t: branch main moved"),
-    new CommitStateUnknownError("commitTable ns.t", "HTTP 502: bad gateway"),
-    new CatalogUnreachableError("commitTable ns.t", "ECONNREFUSED"),
-    new CatalogRequestError("commitTable ns.t", "slow down", { status: 429 }),
+    commitStateUnknown("commitTable ns.t", "HTTP 502: bad gateway"),
+    new CatalogError("io", "commitTable ns.t", "ECONNREFUSED"),
+    refused("commitTable ns.t", "slow down", 429),
   ]);
   await commitWithRetries(table, request);
   assert.equal(commits(), 5);
@@ -195,9 +218,9 @@ test("the commit loop retries conflicts, unknown outcomes and failures on the wa
 
 test("the commit loop throws at once what retrying cannot fix", async () => {
   for (const error of [
-    new CatalogRequestError("commitTable ns.t", "invalid update", { status: 400 }),
-    new CatalogAuthError("commitTable ns.t", 403, "denied"),
-    new NoSuchTableError("commitTable ns.t"),
+    refused("commitTable ns.t", "invalid update", 400),
+    new CatalogError("auth", "commitTable ns.t", "denied", { status: 403 }),
+    noSuch("table", "commitTable ns.t"),
     new Error("a bug"),
   ]) {
     const { table, commits, refreshes } = scriptedTable([error]);
@@ -214,12 +237,10 @@ test("giving up keeps the last failure's kind", async () => {
     assert.match((e as Error).message, /^ns\.t: gave up after 10 commit attempts; last error: moved$/);
     return true;
   });
-  const unknown = scriptedTable(
-    Array.from({ length: 10 }, () => new CommitStateUnknownError("commitTable ns.t", "502")),
-  );
+  const unknown = scriptedTable(Array.from({ length: 10 }, () => commitStateUnknown("commitTable ns.t", "502")));
   await assert.rejects(commitWithRetries(unknown.table, request), (e: unknown) => {
     assert.equal(errorKind(e), "commit-state-unknown");
-    assert.ok((e as Error).cause instanceof CommitStateUnknownError);
+    assert.ok(isCatalogError((e as Error).cause, "commit-state-unknown"));
     return true;
   });
 });

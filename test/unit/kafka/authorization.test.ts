@@ -2,9 +2,9 @@
 // error tree as @platformatic/kafka raises it (kafka-acls.test.ts meets the refusals for real).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { authorizationFailure, principalOf } from "../../../src/kafka/authorization.ts";
-import { KafkaAuthorizationError } from "../../../src/kafka/errors.ts";
-import type { KafkaSecurity } from "../../../src/kafka/security.ts";
+import { authorizationFailure, principalOf } from "#src/kafka/authorization.ts";
+import { KafkaAuthorizationError } from "#src/kafka/errors.ts";
+import type { KafkaSecurity } from "#src/kafka/security.ts";
 
 const password = { reveal: () => "pa55", toString: () => "***" };
 /** Self-signed, subject O=floe tests then CN=floe-client (RFC 2253: CN=floe-client,O=floe tests). */

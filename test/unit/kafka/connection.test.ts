@@ -5,13 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { inspect } from "node:util";
-import {
-  clientOptions,
-  describeConnection,
-  KafkaCluster,
-  type KafkaConnectionOptions,
-} from "../../../src/kafka/connection.ts";
-import { KafkaConfigError, KafkaConnectionError } from "../../../src/kafka/errors.ts";
+import { clientOptions, describeConnection, KafkaCluster, type KafkaConnectionOptions } from "#src/kafka/connection.ts";
+import { KafkaConfigError, KafkaConnectionError } from "#src/kafka/errors.ts";
 
 const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 /** A password as the job holds it: printed as ***, given by reveal(). */
@@ -89,7 +84,7 @@ test("SSL reads PEM files, maps insecure_skip_verify and sends no SNI to an IP a
 
 test("a PEM file that cannot be read fails before any connection, naming the setting and the file", () => {
   // The job file's rules (host:port, the settings each protocol uses) are checked where it is
-  // validated (config/source.ts); the options take them as given, and only reading files can fail here.
+  // validated (job/source.ts); the options take them as given, and only reading files can fail here.
   assert.throws(
     () =>
       clientOptions({ bootstrapServers: ["k:9092"], security: { protocol: "SSL", tls: { ca: "/no/such/ca.pem" } } }),

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Reader } from "@platformatic/kafka";
-import { useContiguousResponseBuffers } from "../../../src/kafka/contiguous-buffers.ts";
+import { useContiguousResponseBuffers } from "#src/kafka/contiguous-buffers.ts";
 
 test("a subarray over several chunks becomes one contiguous copy with the same bytes", () => {
   useContiguousResponseBuffers();

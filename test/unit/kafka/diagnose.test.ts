@@ -3,9 +3,9 @@
 // one message per cause, and never the password.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { diagnose } from "../../../src/kafka/diagnose.ts";
-import { aclCommand, KafkaAuthorizationError, KafkaConnectionError } from "../../../src/kafka/errors.ts";
-import type { KafkaSecurity } from "../../../src/kafka/security.ts";
+import { diagnose } from "#src/kafka/diagnose.ts";
+import { aclCommand, KafkaAuthorizationError, KafkaConnectionError } from "#src/kafka/errors.ts";
+import type { KafkaSecurity } from "#src/kafka/security.ts";
 
 const password = { reveal: () => "pa55-word", toString: () => "***" };
 const saslSsl = (mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512", ca?: string): KafkaSecurity => ({

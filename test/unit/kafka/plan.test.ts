@@ -1,7 +1,7 @@
 // Where a partition's read starts and stops, from its offsets: table first, then group, then log start.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MessagesLostError, OffsetsAheadError, planPartition } from "../../../src/kafka/plan.ts";
+import { MessagesLostError, OffsetsAheadError, planPartition } from "#src/kafka/plan.ts";
 
 const log = { logStartOffset: 10n, highWatermark: 100n, lastStableOffset: 100n };
 

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
-import { ConfigStore, StoreError } from "../../../src/state/config-store.ts";
-import { SecretBox } from "../../../src/state/secret-box.ts";
+import { ConfigStore, StoreError } from "#src/state/config-store.ts";
+import { SecretBox } from "#src/state/secret-box.ts";
 import type { Json } from "../../helpers/ui-server.ts";
 
 const dirs: string[] = [];
@@ -145,7 +145,7 @@ test("a stored job is the job file's job, and exports to a job file that imports
   );
   const job = s.job("shop");
   assert.equal(job.maxThreads, 2);
-  assert.equal(job.streams.get("customers")!.mode, "upsert");
+  assert.equal(job.bindings.get("customers")!.mode, "upsert");
   assert.equal(job.namespace, "shop_topics");
   const yaml = s.exportJob("shop");
   assert.ok(!yaml.includes(SECRET));
@@ -153,7 +153,7 @@ test("a stored job is the job file's job, and exports to a job file that imports
   const other = store().store;
   const imported = other.importJob(yaml.replace(PASSWORD_VARIABLE, "imported-secret"), "t");
   assert.equal(imported["name"], "shop");
-  assert.deepEqual(other.job("shop").streams, job.streams);
+  assert.deepEqual(other.job("shop").bindings, job.bindings);
   assert.equal(other.job("shop").maxThreads, 2);
 });
 

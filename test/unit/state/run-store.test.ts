@@ -7,9 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
-import { MIGRATIONS, migrate, StoreVersionError, userVersion } from "../../../src/state/migrations.ts";
-import { type RunRecord, RunStore } from "../../../src/state/run-store.ts";
-import { StateDirError } from "../../../src/state/state-dir-error.ts";
+import { userVersion } from "#src/lib/sqlite.ts";
+import { MIGRATIONS, migrate, StoreVersionError } from "#src/state/migrations.ts";
+import { type RunRecord, RunStore } from "#src/state/run-store.ts";
+import { StateDirError } from "#src/state/state-dir-error.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floe-run-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,15 +2,16 @@
 // time range and ticks, and the job editor's stream keys (an unchanged stream saves unchanged).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { BINDING_DEFAULTS } from "#src/job/job.ts";
 import {
   countLabel,
   fmtSeconds,
   humanPath,
-  NEW_STREAM,
+  newStream,
   overallProgress,
   runStatus,
   streamBody,
-  streamOf,
+  streamOf as streamOfStored,
   timeLabel,
   timeRange,
 } from "../../../ui/src/logic.ts";
@@ -52,6 +53,9 @@ test("the plots' x range is about an hour around one point or a few seconds of p
 });
 
 test("a stored stream saves with only its own keys, and what changed", () => {
+  // The defaults the server serves the editor (GET /api/choices): the job file's own.
+  const streamOf = (v: Record<string, unknown>) => streamOfStored(v, BINDING_DEFAULTS);
+  const NEW_STREAM = newStream(BINDING_DEFAULTS);
   const stored = { mode: "upsert", dedup_keys: ["id"], table: "people" };
   assert.deepEqual(streamBody(streamOf(stored)), stored, "unchanged: the same keys, no default added");
   assert.deepEqual(streamBody({ ...streamOf(stored), dedup: ["id", "name"], onError: "skip" }), {

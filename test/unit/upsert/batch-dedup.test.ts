@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { dedupBatch, OP_CREATE, OP_DELETE, OP_TYPE, OP_UPDATE } from "../../../src/upsert/batch-dedup.ts";
-import { hashKey, keyHashes } from "../../../src/upsert/key-hash.ts";
-import { KeyIndex } from "../../../src/upsert/key-index.ts";
+import { dedupBatch, OP_CREATE, OP_DELETE, OP_TYPE, OP_UPDATE } from "#src/upsert/batch-dedup.ts";
+import { hashKey, keyHashes } from "#src/upsert/key-hash.ts";
+import { KeyIndex } from "#src/upsert/key-index.ts";
 
 function batch(keys: readonly unknown[]): Uint32Array {
   const hashes = keyHashes(keys.length);

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CatchUp, catchUp, type DataFileKeys, rebuildKeyIndex } from "../../../src/upsert/catch-up.ts";
-import { hashKey, KEY_HASH_WORDS, keyHashes } from "../../../src/upsert/key-hash.ts";
-import type { KeyIndex } from "../../../src/upsert/key-index.ts";
-import { planDeletes, recordCommit } from "../../../src/upsert/plan-deletes.ts";
+import { CatchUp, catchUp, type DataFileKeys, rebuildKeyIndex } from "#src/upsert/catch-up.ts";
+import { hashKey, KEY_HASH_WORDS, keyHashes } from "#src/upsert/key-hash.ts";
+import type { KeyIndex } from "#src/upsert/key-index.ts";
+import { planDeletes, recordCommit } from "#src/upsert/plan-deletes.ts";
 
 /** A data file whose row r holds key keys[r]. */
 function dataFile(path: string, keys: number[], deletedPositions?: number[]): DataFileKeys {

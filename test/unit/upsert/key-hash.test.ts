@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
-import { formatKeyHash, hashKey, KEY_HASH_WORDS, keyHashes, parseKeyHash } from "../../../src/upsert/key-hash.ts";
+import { formatKeyHash, hashKey, KEY_HASH_WORDS, keyHashes, parseKeyHash } from "#src/upsert/key-hash.ts";
 
 function hex(values: readonly unknown[]): string {
   return formatKeyHash(hashKey(values));

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { crc32 } from "node:zlib";
-import { hashKey, keyHashes } from "../../../src/upsert/key-hash.ts";
-import { KeyIndex } from "../../../src/upsert/key-index.ts";
-import { decodeKeyIndex, loadKeyIndex, saveKeyIndex } from "../../../src/upsert/key-index-file.ts";
+import { hashKey, keyHashes } from "#src/upsert/key-hash.ts";
+import { KeyIndex } from "#src/upsert/key-index.ts";
+import { decodeKeyIndex, loadKeyIndex, saveKeyIndex } from "#src/upsert/key-index-file.ts";
 
 const SCOPE = "table 6f1c…/dedup [id]";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { KEY_HASH_WORDS } from "../../../src/upsert/key-hash.ts";
-import { KeyIndex } from "../../../src/upsert/key-index.ts";
+import { KEY_HASH_WORDS } from "#src/upsert/key-hash.ts";
+import { KeyIndex } from "#src/upsert/key-index.ts";
 
 /** A deterministic PRNG (mulberry32), so a failure replays. */
 function random(seed: number): () => number {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { dedupBatch } from "../../../src/upsert/batch-dedup.ts";
-import { hashKey, keyHashes } from "../../../src/upsert/key-hash.ts";
-import { KeyIndex } from "../../../src/upsert/key-index.ts";
-import { planDeletes, recordCommit } from "../../../src/upsert/plan-deletes.ts";
+import { dedupBatch } from "#src/upsert/batch-dedup.ts";
+import { hashKey, keyHashes } from "#src/upsert/key-hash.ts";
+import { KeyIndex } from "#src/upsert/key-index.ts";
+import { planDeletes, recordCommit } from "#src/upsert/plan-deletes.ts";
 
 function batch(keys: readonly number[]): Uint32Array {
   const hashes = keyHashes(keys.length);

@@ -2,9 +2,10 @@
 // warehouse), their credentials (write-only) and target engines.
 
 import type { DestinationShown } from "../api";
-import { EngineChecks } from "../engines";
-import { RecordPage, secretHint } from "../record-page";
-import { Field, TextField } from "../ui";
+import { CredentialFields } from "../components/credential-fields";
+import { EngineChecks } from "../components/engines";
+import { NameField, RecordPage, secretHint } from "../components/record-page";
+import { Field, TextField } from "../components/ui";
 
 /** destination.iceberg as the API shows it (secrets left out): the keys this page reads. */
 interface IcebergShown {
@@ -119,13 +120,7 @@ export function DestinationsPage() {
       fields={(form, set, editing) => (
         <>
           <div class="row">
-            <TextField
-              label="Name"
-              name="name"
-              disabled={!!editing}
-              value={form.name}
-              onValue={(v) => set({ name: v })}
-            />
+            <NameField form={form} set={set} editing={editing} />
             <Field label="Catalog" path="iceberg.catalog.type">
               <select
                 name="type"
@@ -217,22 +212,13 @@ export function DestinationsPage() {
                 />
               ) : null}
               {form.auth === "oauth2" ? (
-                <>
-                  <TextField
-                    label="Client id"
-                    name="client_id"
-                    value={form.clientId}
-                    onValue={(v) => set({ clientId: v })}
-                  />
-                  <TextField
-                    label="Client secret"
-                    hint={secretHint(editing)}
-                    name="client_secret"
-                    secret
-                    value={form.clientSecret}
-                    onValue={(v) => set({ clientSecret: v })}
-                  />
-                </>
+                <CredentialFields
+                  form={form}
+                  set={set}
+                  editing={editing}
+                  id={["Client id", "client_id", "clientId"]}
+                  secret={["Client secret", "client_secret", "clientSecret"]}
+                />
               ) : null}
             </div>
           )}

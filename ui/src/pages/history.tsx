@@ -1,12 +1,12 @@
 // Job history: the runs with start, duration, status, messages and bytes; a run's commit
 // report per table, and while it runs, its progress per partition.
 import { useState } from "preact/hooks";
-import { get, post } from "../api";
+import { api, call } from "../api";
+import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, Status, toast, useData } from "../components/ui";
 import { fmtSeconds, overallProgress } from "../logic";
-import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, Status, toast, useData } from "../ui";
 
 export function HistoryPage({ job }: { job: string }) {
-  const runs = useData(() => get(`/api/jobs/${job}/runs`), [job], 2000);
+  const runs = useData(() => call(api.jobs[":name"].runs.$get({ param: { name: job } })), [job], 2000);
   return (
     <section>
       <h1>History of {job}</h1>
@@ -97,14 +97,14 @@ export function JobLinks({ job }: { job: string }) {
 }
 
 export function RunPage({ id }: { id: string }) {
-  const run = useData(() => get(`/api/runs/${id}`), [id], 1000);
+  const run = useData(() => call(api.runs[":id"].$get({ param: { id } })), [id], 1000);
   const r = run.data;
   const [cancelling, setCancelling] = useState(false);
   const cancel = async (job: string) => {
     if (!confirm(`Cancel this sync of ${job}? It commits what it has read, then stops.`)) return;
     setCancelling(true);
     try {
-      await post(`/api/jobs/${job}/cancel`);
+      await call(api.jobs[":name"].cancel.$post({ param: { name: job } }));
       toast(`Cancelling the sync of ${job}…`);
     } catch (err) {
       setCancelling(false);

@@ -4,11 +4,11 @@
 // run has stopped.
 import type * as preact from "preact";
 import { useState } from "preact/hooks";
-import { del, get, type JobRow, post } from "../api";
-import { EmptyRow, ErrorBox, fmtTime, go, RunStatus, Status, toast, useData } from "../ui";
+import { api, call, type JobRow } from "../api";
+import { EmptyRow, ErrorBox, fmtTime, go, RunStatus, Status, toast, useData } from "../components/ui";
 
 export function JobsPage() {
-  const list = useData(() => get("/api/jobs"), [], 2000);
+  const list = useData(() => call(api.jobs.$get()), [], 2000);
   const [error, setError] = useState<unknown>(null);
   const [yaml, setYaml] = useState("");
   /** Jobs whose run was asked to stop and has not yet. */
@@ -29,7 +29,7 @@ export function JobsPage() {
       return;
     const run = j.runningRun;
     setCancelling((c) => ({ ...c, [j.name]: run }));
-    act(() => post(`/api/jobs/${j.name}/cancel`), `Cancelling the sync of ${j.name}…`);
+    act(() => call(api.jobs[":name"].cancel.$post({ param: { name: j.name } })), `Cancelling the sync of ${j.name}…`);
   };
   const rows = list.data ?? [];
   return (
@@ -97,7 +97,12 @@ export function JobsPage() {
                       <button
                         type="button"
                         class="primary"
-                        onClick={() => act(() => post(`/api/jobs/${j.name}/sync`), `Sync of ${j.name} started`)}
+                        onClick={() =>
+                          act(
+                            () => call(api.jobs[":name"].sync.$post({ param: { name: j.name } })),
+                            `Sync of ${j.name} started`,
+                          )
+                        }
                       >
                         Sync now
                       </button>
@@ -113,14 +118,20 @@ export function JobsPage() {
                           type="button"
                           onClick={() =>
                             act(
-                              () => post(`/api/jobs/${j.name}/${j.paused ? "resume" : "pause"}`),
+                              () =>
+                                call(
+                                  api.jobs[":name"][j.paused ? "resume" : "pause"].$post({ param: { name: j.name } }),
+                                ),
                               `${j.paused ? "Resumed" : "Paused"} the schedule of ${j.name}`,
                             )
                           }
                         >
                           {j.paused ? "Resume schedule" : "Pause schedule"}
                         </button>
-                        <a href={`/api/jobs/${j.name}/export`} download={`${j.name}.yaml`}>
+                        <a
+                          href={api.jobs[":name"].export.$url({ param: { name: j.name } }).pathname}
+                          download={`${j.name}.yaml`}
+                        >
                           Export job file
                         </a>
                         <button
@@ -128,7 +139,10 @@ export function JobsPage() {
                           class="danger"
                           onClick={() =>
                             confirm(`Delete job ${j.name}? Its tables stay.`) &&
-                            act(() => del(`/api/jobs/${j.name}`), `Deleted job ${j.name}`)
+                            act(
+                              () => call(api.jobs[":name"].$delete({ param: { name: j.name } })),
+                              `Deleted job ${j.name}`,
+                            )
                           }
                         >
                           Delete
@@ -162,7 +176,7 @@ export function JobsPage() {
             type="button"
             onClick={() =>
               act(async () => {
-                await post("/api/jobs/import", { yaml });
+                await call(api.jobs.import.$post({ json: { yaml } }));
                 setYaml("");
               }, "Imported the job file")
             }
@@ -177,8 +191,8 @@ export function JobsPage() {
 
 /** With no job yet: the three steps of a first pipeline, each ticked once done. */
 function GettingStarted() {
-  const sources = useData(() => get("/api/sources"), []);
-  const destinations = useData(() => get("/api/destinations"), []);
+  const sources = useData(() => call(api.sources.$get()), []);
+  const destinations = useData(() => call(api.destinations.$get()), []);
   const tested = (list: { health?: { ok: boolean } | null }[] | undefined) => list?.some((r) => r.health?.ok) ?? false;
   const step = (done: boolean, body: preact.ComponentChildren) => (
     <li class={done ? "done" : ""}>

@@ -1,16 +1,20 @@
 // A run's log: level colours, text search, errors only, download.
 import { useState } from "preact/hooks";
-import { get } from "../api";
-import { ErrorBox, useData } from "../ui";
+import { api, call } from "../api";
+import { ErrorBox, useData } from "../components/ui";
 import { JobLinks } from "./history";
 
 export function LogPage({ id }: { id: string }) {
   const [q, setQ] = useState("");
   const [errorsOnly, setErrorsOnly] = useState(false);
   const [debug, setDebug] = useState(false);
-  const query = new URLSearchParams({ ...(q ? { q } : {}), ...(errorsOnly ? { errors: "true" } : {}) }).toString();
-  const logs = useData(() => get(`/api/runs/${id}/logs${query ? `?${query}` : ""}`), [id, query], 2000);
-  const run = useData(() => get(`/api/runs/${id}`), [id]);
+  const query = { ...(q ? { q } : {}), ...(errorsOnly ? { errors: "true" as const } : {}) };
+  const logs = useData(
+    () => call(api.runs[":id"].logs.$get({ param: { id }, query })),
+    [id, query.q, query.errors],
+    2000,
+  );
+  const run = useData(() => call(api.runs[":id"].$get({ param: { id } })), [id]);
   const lines = (logs.data ?? []).filter((l) => debug || l.level !== "debug");
   return (
     <section>
@@ -42,7 +46,7 @@ export function LogPage({ id }: { id: string }) {
           <input type="checkbox" name="debug" checked={debug} onChange={(e) => setDebug(e.currentTarget.checked)} />{" "}
           debug lines
         </label>
-        <a class="button" href={`/api/runs/${id}/log.txt`} download>
+        <a class="button" href={api.runs[":id"]["log.txt"].$url({ param: { id } }).pathname} download>
           Download
         </a>
       </div>

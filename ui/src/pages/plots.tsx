@@ -3,9 +3,9 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { get } from "../api";
+import { api, call } from "../api";
+import { ErrorBox, useData } from "../components/ui";
 import { countLabel, timeLabel, timeRange } from "../logic";
-import { ErrorBox, useData } from "../ui";
 import { JobLinks } from "./history";
 
 const COLOURS = ["#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#65a30d", "#db2777"];
@@ -118,7 +118,7 @@ function Chart({
 }
 
 export function PlotsPage({ job }: { job: string }) {
-  const metrics = useData(() => get(`/api/jobs/${job}/metrics`), [job], 5000);
+  const metrics = useData(() => call(api.jobs[":name"].metrics.$get({ param: { name: job } })), [job], 5000);
   const m = metrics.data;
   const t = (iso: string) => new Date(iso).getTime() / 1000;
   const lagSeries = new Map<string, [number, number][]>();

@@ -2,8 +2,9 @@
 // and leaving a password empty on edit keeps the stored one.
 
 import type { SourceShown } from "../api";
-import { RecordPage, secretHint } from "../record-page";
-import { Field, TextField } from "../ui";
+import { CredentialFields } from "../components/credential-fields";
+import { NameField, RecordPage, secretHint } from "../components/record-page";
+import { Field, TextField } from "../components/ui";
 
 /** source.kafka as the API shows it (secrets left out): the keys this page reads. */
 interface KafkaShown {
@@ -142,13 +143,7 @@ export function SourcesPage() {
       fields={(form, set, editing) => (
         <>
           <div class="row">
-            <TextField
-              label="Name"
-              name="name"
-              disabled={!!editing}
-              value={form.name}
-              onValue={(v) => set({ name: v })}
-            />
+            <NameField form={form} set={set} editing={editing} />
             <TextField
               label="Bootstrap servers"
               hint="host:port, comma-separated"
@@ -235,22 +230,13 @@ export function SourcesPage() {
                   </select>
                 </Field>
                 {form.registryAuth === "basic" ? (
-                  <>
-                    <TextField
-                      label="Registry username"
-                      name="registry_username"
-                      value={form.registryUsername}
-                      onValue={(v) => set({ registryUsername: v })}
-                    />
-                    <TextField
-                      label="Registry password"
-                      hint={secretHint(editing)}
-                      name="registry_password"
-                      secret
-                      value={form.registryPassword}
-                      onValue={(v) => set({ registryPassword: v })}
-                    />
-                  </>
+                  <CredentialFields
+                    form={form}
+                    set={set}
+                    editing={editing}
+                    id={["Registry username", "registry_username", "registryUsername"]}
+                    secret={["Registry password", "registry_password", "registryPassword"]}
+                  />
                 ) : null}
                 {form.registryAuth === "bearer" ? (
                   <TextField

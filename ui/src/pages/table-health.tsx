@@ -1,8 +1,8 @@
 // A job's tables' health (files, average file size, deleted-row ratio, snapshots) and its last
 // maintenance pass, with "Maintain now": a pass over the job's tables under the job's lock.
 import { useState } from "preact/hooks";
-import { get, type MaintenancePass, post } from "../api";
-import { ErrorBox, fmtTime, useData } from "../ui";
+import { api, call, type MaintenancePass } from "../api";
+import { ErrorBox, fmtTime, useData } from "../components/ui";
 
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -11,7 +11,7 @@ function size(bytes: number): string {
 }
 
 export function TableHealth({ job, onMaintained }: { job: string; onMaintained: () => void }) {
-  const health = useData(() => get(`/api/jobs/${job}/health`), [job]);
+  const health = useData(() => call(api.jobs[":name"].health.$get({ param: { name: job } })), [job]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<MaintenancePass | null>(null);
@@ -19,7 +19,7 @@ export function TableHealth({ job, onMaintained }: { job: string; onMaintained: 
     setBusy(true);
     setError(null);
     try {
-      setDone(await post(`/api/jobs/${job}/maintain`));
+      setDone(await call(api.jobs[":name"].maintain.$post({ param: { name: job } })));
       health.reload();
       onMaintained();
     } catch (e) {

@@ -1,14 +1,14 @@
 // A job's tables: schema, snapshots, data file and deletion vector counts, dead letters, and
 // the first rows, read by floe itself.
 import { useState } from "preact/hooks";
-import { get, type JobTable, type Preview } from "../api";
-import { ErrorBox, fmtTime, useData } from "../ui";
+import { api, call, type JobTable, type Preview } from "../api";
+import { ErrorBox, fmtTime, useData } from "../components/ui";
 import { JobLinks } from "./history";
 import { TableHealth } from "./table-health";
 
 export function TablesPage({ job }: { job: string }) {
-  const tables = useData(() => get(`/api/jobs/${job}/tables`), [job]);
-  const stored = useData(() => get(`/api/jobs/${job}`), [job]);
+  const tables = useData(() => call(api.jobs[":name"].tables.$get({ param: { name: job } })), [job]);
+  const stored = useData(() => call(api.jobs[":name"].$get({ param: { name: job } })), [job]);
   return (
     <section>
       <h1>Tables of {job}</h1>
@@ -26,7 +26,13 @@ export function TablesPage({ job }: { job: string }) {
 function TableCard({ job, table, catalog }: { job: string; table: JobTable; catalog: string | undefined }) {
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => get(`/api/jobs/${job}/tables/${table.name}/preview?limit=20`).then(setPreview, setError);
+  const load = () =>
+    call(
+      api.jobs[":name"].tables[":table"].preview.$get({
+        param: { name: job, table: table.name },
+        query: { limit: 20 },
+      }),
+    ).then(setPreview, setError);
   return (
     <div class="card" data-testid={`table-${table.name}`}>
       <h2>

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { describe, test } from "node:test";
 import avsc from "avsc";
-import { readAvroFile, writeAvroFile } from "../../../../src/iceberg/avro/container.ts";
+import { readAvroFile, writeAvroFile } from "#src/iceberg/avro/container.ts";
 
 const schema = {
   type: "record",

@@ -3,12 +3,12 @@
 // list element and map key/value must be there with exactly that id and optionality.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { readAvroFile } from "../../../../src/iceberg/avro/container.ts";
-import { writeManifestList } from "../../../../src/iceberg/avro/manifest-list.ts";
-import { readManifest } from "../../../../src/iceberg/avro/manifest-reader.ts";
-import { ManifestWriter } from "../../../../src/iceberg/avro/manifest-writer.ts";
-import { ManifestContent } from "../../../../src/iceberg/spec/manifest.ts";
-import type { PartitionSpec } from "../../../../src/iceberg/spec/partition-spec.ts";
+import { readAvroFile } from "#src/iceberg/avro/container.ts";
+import { writeManifestList } from "#src/iceberg/avro/manifest-list.ts";
+import { readManifest } from "#src/iceberg/avro/manifest-reader.ts";
+import { ManifestWriter } from "#src/iceberg/avro/manifest-writer.ts";
+import { ManifestContent } from "#src/iceberg/spec/manifest.ts";
+import type { PartitionSpec } from "#src/iceberg/spec/partition-spec.ts";
 import { dataFile, schema, spec } from "./fixtures.ts";
 
 type Row = [path: string, id: number, required: boolean];

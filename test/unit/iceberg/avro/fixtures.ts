@@ -1,8 +1,8 @@
 // A table, a partition spec covering the partition value types, and files to put in manifests.
-import type { DataFile, DeletionVectorFile } from "../../../../src/iceberg/spec/manifest.ts";
-import type { PartitionSpec } from "../../../../src/iceberg/spec/partition-spec.ts";
-import type { Schema } from "../../../../src/iceberg/spec/schema.ts";
-import { decimal } from "../../../../src/iceberg/spec/types.ts";
+import type { DataFile, DeletionVectorFile } from "#src/iceberg/spec/manifest.ts";
+import type { PartitionSpec } from "#src/iceberg/spec/partition-spec.ts";
+import type { Schema } from "#src/iceberg/spec/schema.ts";
+import { decimal } from "#src/iceberg/spec/types.ts";
 
 export const schema: Schema = {
   schemaId: 3,

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { readAvroFile } from "../../../../src/iceberg/avro/container.ts";
-import { readManifestList, writeManifestList } from "../../../../src/iceberg/avro/manifest-list.ts";
-import type { NewManifestFile } from "../../../../src/iceberg/avro/manifest-writer.ts";
-import { ManifestContent, type ManifestFile } from "../../../../src/iceberg/spec/manifest.ts";
+import { readAvroFile } from "#src/iceberg/avro/container.ts";
+import { readManifestList, writeManifestList } from "#src/iceberg/avro/manifest-list.ts";
+import type { NewManifestFile } from "#src/iceberg/avro/manifest-writer.ts";
+import { ManifestContent, type ManifestFile } from "#src/iceberg/spec/manifest.ts";
 
 const snapshotId = 2n ** 62n + 7n;
 const parentSnapshotId = 2n ** 61n + 3n;

@@ -4,9 +4,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadCatalog } from "../../../../src/iceberg/catalog/load-catalog.ts";
-import { RestCatalog } from "../../../../src/iceberg/catalog/rest-catalog.ts";
-import { databasePath, SqlCatalog } from "../../../../src/iceberg/catalog/sql-catalog.ts";
+import { loadCatalog } from "#src/iceberg/catalog/load-catalog.ts";
+import { RestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { databasePath, SqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
 import { fakeServer } from "./fake-http-server.ts";
 
 test("type sql opens <warehouse>/catalog.db unless a database uri is given", async () => {

@@ -10,11 +10,11 @@ import {
   readMetadataFile,
   withPreviousMetadataFile,
   writeMetadataFile,
-} from "../../../../src/iceberg/catalog/metadata-file.ts";
-import { LocalFileIO } from "../../../../src/iceberg/io/local-file-io.ts";
-import { stringifyJson } from "../../../../src/iceberg/spec/json.ts";
-import { tableMetadataToJson } from "../../../../src/iceberg/spec/table-metadata.ts";
-import { newTableMetadata } from "../../../../src/iceberg/spec/table-update.ts";
+} from "#src/iceberg/catalog/metadata-file.ts";
+import { LocalFileIO } from "#src/iceberg/io/local-file-io.ts";
+import { tableMetadataToJson } from "#src/iceberg/spec/table-metadata.ts";
+import { newTableMetadata } from "#src/iceberg/spec/table-update.ts";
+import { stringifyJson } from "#src/lib/int64-json.ts";
 
 const metadata = newTableMetadata(
   { location: "/wh/ns/t", schema: { schemaId: 0, fields: [] }, spec: { specId: 0, fields: [] } },

@@ -3,9 +3,9 @@
 // endpoint when the catalog offers it (or names one in the table config), else by a reload.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { loadCatalog } from "../../../../src/iceberg/catalog/load-catalog.ts";
-import { connectRestCatalog } from "../../../../src/iceberg/catalog/rest-catalog.ts";
-import type { FileIO, FileIOContext } from "../../../../src/iceberg/io/file-io.ts";
+import { loadCatalog } from "#src/iceberg/catalog/load-catalog.ts";
+import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import type { FileIO, FileIOContext } from "#src/iceberg/io/file-io.ts";
 import { type FakeServer, fakeServer, tableMetadataJson } from "./fake-http-server.ts";
 
 let server: FakeServer;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RestPaths } from "../../../../src/iceberg/catalog/rest-paths.ts";
+import { RestPaths } from "#src/iceberg/catalog/rest-paths.ts";
 
 test("without a prefix, routes start at /v1", () => {
   const paths = new RestPaths(undefined);

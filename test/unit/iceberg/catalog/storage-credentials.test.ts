@@ -6,7 +6,7 @@ import {
   matchStorageCredential,
   parseStorageCredentials,
   tableStorageProperties,
-} from "../../../../src/iceberg/catalog/storage-credentials.ts";
+} from "#src/iceberg/catalog/storage-credentials.ts";
 
 const credentials = [
   { prefix: "s3://bucket/", config: { "s3.access-key-id": "bucket-wide" } },

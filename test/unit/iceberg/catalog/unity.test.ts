@@ -2,8 +2,8 @@
 // credential, checked without Databricks; then the same options driven against a local fake.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { connectRestCatalog } from "../../../../src/iceberg/catalog/rest-catalog.ts";
-import { unityCatalogOptions } from "../../../../src/iceberg/catalog/unity.ts";
+import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { unityCatalogOptions } from "#src/iceberg/catalog/unity.ts";
 import { fakeServer } from "./fake-http-server.ts";
 
 test("a personal access token: endpoint, warehouse = catalog, vended credentials", () => {

@@ -3,13 +3,13 @@
 // orphans.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { normalizeLocation, selectOrphans } from "../../../../src/iceberg/commit/delete-orphan-files.ts";
-import { selectExpiredSnapshots } from "../../../../src/iceberg/commit/expire-snapshots.ts";
-import { packManifests, selectManifestMerges } from "../../../../src/iceberg/commit/manifest-merge.ts";
-import { type FileCandidate, planRewriteGroups } from "../../../../src/iceberg/commit/rewrite-data-files.ts";
-import { manifestBins } from "../../../../src/iceberg/commit/rewrite-manifests.ts";
-import type { Snapshot } from "../../../../src/iceberg/spec/snapshot.ts";
-import type { TableMetadata } from "../../../../src/iceberg/spec/table-metadata.ts";
+import { normalizeLocation, selectOrphans } from "#src/iceberg/commit/delete-orphan-files.ts";
+import { selectExpiredSnapshots } from "#src/iceberg/commit/expire-snapshots.ts";
+import { packManifests, selectManifestMerges } from "#src/iceberg/commit/manifest-merge.ts";
+import { type FileCandidate, planRewriteGroups } from "#src/iceberg/commit/rewrite-data-files.ts";
+import { manifestBins } from "#src/iceberg/commit/rewrite-manifests.ts";
+import type { Snapshot } from "#src/iceberg/spec/snapshot.ts";
+import type { TableMetadata } from "#src/iceberg/spec/table-metadata.ts";
 
 const MB = 1024 * 1024;
 const file = (path: string, sizeBytes: number, records = 100, deletedRecords = 0): FileCandidate => ({

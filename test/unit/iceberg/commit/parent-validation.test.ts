@@ -4,43 +4,23 @@
 // second table handle that commits while the first attempt is being built, so the first
 // attempt meets a conflict and the second one runs on the other writer's snapshot.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { openSqlCatalog, type SqlCatalog } from "../../../../src/iceberg/catalog/sql-catalog.ts";
-import { ValidationError } from "../../../../src/iceberg/commit/validation-error.ts";
-import { writeDataFiles } from "../../../../src/iceberg/data-writer.ts";
-import { readDeletedPositions } from "../../../../src/iceberg/scan/deleted-positions.ts";
-import { planFiles } from "../../../../src/iceberg/scan/plan-files.ts";
-import { readManifestList } from "../../../../src/iceberg/scan/read-manifests.ts";
-import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
-import type { Snapshot } from "../../../../src/iceberg/spec/snapshot.ts";
-import { currentSnapshot } from "../../../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../../../src/iceberg/table.ts";
-import { arrowRows, narrowFields } from "../../../helpers/tables.ts";
+import { test } from "node:test";
+import { ValidationError } from "#src/iceberg/commit/validation-error.ts";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { readDeletedPositions } from "#src/iceberg/scan/deleted-positions.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { readManifestList } from "#src/iceberg/scan/read-manifests.ts";
+import type { Snapshot } from "#src/iceberg/spec/snapshot.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { scratchCatalog } from "../../../helpers/scratch-catalog.ts";
+import { arrowRows } from "../../../helpers/tables.ts";
 
-let warehouse: string;
-let catalog: SqlCatalog;
-let tables = 0;
-
-before(async () => {
-  warehouse = await mkdtemp(join(tmpdir(), "floe-parent-validation-"));
-  catalog = await openSqlCatalog({ warehouse, name: "floe" });
-  await catalog.createNamespace(["ns"]);
-});
-after(async () => {
-  await catalog.close();
-  await rm(warehouse, { recursive: true, force: true });
-});
+const scratch = scratchCatalog("parent-validation");
 
 /** A new table with one data file of ids 1..4, and a second handle on it (the other writer). */
 async function tableWithRows(): Promise<{ table: Table; other: Table; firstFile: string }> {
-  const identifier = { namespace: ["ns"], name: `t${tables++}` };
-  const table = new Table(
-    catalog,
-    await catalog.createTable(identifier, { schema: { schemaId: 0, fields: narrowFields }, spec: unpartitioned }),
-  );
+  const table = await scratch.newTable();
   const [file] = await writeDataFiles(
     table,
     arrowRows(
@@ -49,7 +29,7 @@ async function tableWithRows(): Promise<{ table: Table; other: Table; firstFile:
     ),
   );
   await table.newFastAppend().appendFile(file!).commit();
-  return { table, other: await Table.load(catalog, identifier), firstFile: file!.filePath };
+  return { table, other: await Table.load(scratch.catalog(), table.identifier), firstFile: file!.filePath };
 }
 
 async function rowsOf(table: Table, ids: bigint[]) {

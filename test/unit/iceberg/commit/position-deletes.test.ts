@@ -5,73 +5,21 @@
 // previewed, and merged into floe's first DV of that data file, the delete file scoped to it
 // removed in the same commit. An equality delete file that applies is refused with the way out.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { openSqlCatalog, type SqlCatalog } from "../../../../src/iceberg/catalog/sql-catalog.ts";
-import { writeManifestFile } from "../../../../src/iceberg/commit/manifests.ts";
-import { type SnapshotChanges, SnapshotProducer } from "../../../../src/iceberg/commit/snapshot-producer.ts";
-import { SnapshotSummaryBuilder } from "../../../../src/iceberg/commit/snapshot-summary.ts";
-import { writeDataFiles } from "../../../../src/iceberg/data-writer.ts";
-import { deletedPositionsOf } from "../../../../src/iceberg/scan/deleted-positions.ts";
-import { planFiles } from "../../../../src/iceberg/scan/plan-files.ts";
-import { previewRows } from "../../../../src/iceberg/scan/preview-rows.ts";
-import { readManifestList } from "../../../../src/iceberg/scan/read-manifests.ts";
-import { type ContentFile, FileContent, ManifestContent } from "../../../../src/iceberg/spec/manifest.ts";
-import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
-import type { Snapshot, SnapshotOperation } from "../../../../src/iceberg/spec/snapshot.ts";
-import { currentSnapshot, type TableMetadata } from "../../../../src/iceberg/spec/table-metadata.ts";
-import type { NestedField } from "../../../../src/iceberg/spec/types.ts";
-import { Table } from "../../../../src/iceberg/table.ts";
+import { test } from "node:test";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { deletedPositionsOf } from "#src/iceberg/scan/deleted-positions.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { previewRows } from "#src/iceberg/scan/preview-rows.ts";
+import { type ContentFile, FileContent } from "#src/iceberg/spec/manifest.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import type { NestedField } from "#src/iceberg/spec/types.ts";
+import { AddDeleteFiles } from "../../../helpers/foreign-commits.ts";
+import { scratchCatalog } from "../../../helpers/scratch-catalog.ts";
 import { arrowRows, narrowFields } from "../../../helpers/tables.ts";
 
-let warehouse: string;
-let catalog: SqlCatalog;
-let tables = 0;
+const scratch = scratchCatalog("position-deletes");
 
-before(async () => {
-  warehouse = await mkdtemp(join(tmpdir(), "floe-position-deletes-"));
-  catalog = await openSqlCatalog({ warehouse, name: "floe" });
-  await catalog.createNamespace(["ns"]);
-});
-after(async () => {
-  await catalog.close();
-  await rm(warehouse, { recursive: true, force: true });
-});
-
-/** Adds delete files the way another engine's commit does: a new delete manifest, the parent's kept. */
-class AddDeleteFiles extends SnapshotProducer {
-  protected readonly operation: SnapshotOperation = "delete";
-  private readonly files: ContentFile[];
-  constructor(table: Table, files: ContentFile[]) {
-    super(table);
-    this.files = files;
-  }
-  protected async apply(base: TableMetadata, parent: Snapshot | undefined): Promise<SnapshotChanges> {
-    const summary = new SnapshotSummaryBuilder();
-    for (const file of this.files) summary.addedFile(file);
-    const manifest = await writeManifestFile(
-      this.table,
-      base,
-      { content: ManifestContent.DELETES, snapshotId: this.snapshotId },
-      (writer) => {
-        for (const file of this.files) writer.add(file);
-      },
-    );
-    return { manifests: [manifest, ...(parent ? await readManifestList(this.table, parent) : [])], summary };
-  }
-}
-
-async function newTable(fields: readonly NestedField[]): Promise<Table> {
-  return new Table(
-    catalog,
-    await catalog.createTable(
-      { namespace: ["ns"], name: `t${tables++}` },
-      { schema: { schemaId: 0, fields }, spec: unpartitioned },
-    ),
-  );
-}
+const newTable = (fields: readonly NestedField[]) => scratch.newTable({ fields });
 
 /** A table with two data files of ids 1..6 and 7..12, and a Parquet position delete file of rows of both. */
 async function tableWithPositionDeletes(scoped: boolean) {

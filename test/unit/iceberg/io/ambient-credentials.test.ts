@@ -4,12 +4,12 @@
 // catalog vends and what the job gives still apply.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { azureClientConfig } from "../../../../src/iceberg/io/azure-config.ts";
-import { parseAzureLocation } from "../../../../src/iceberg/io/azure-location.ts";
-import { gcsClientConfig } from "../../../../src/iceberg/io/gcs-config.ts";
-import { s3ClientConfig } from "../../../../src/iceberg/io/s3-config.ts";
-import { S3FileIO } from "../../../../src/iceberg/io/s3-file-io.ts";
-import { StorageError } from "../../../../src/iceberg/io/storage-error.ts";
+import { azureClientConfig } from "#src/iceberg/io/azure-config.ts";
+import { parseAzureLocation } from "#src/iceberg/io/azure-location.ts";
+import { gcsClientConfig } from "#src/iceberg/io/gcs-config.ts";
+import { s3ClientConfig } from "#src/iceberg/io/s3-config.ts";
+import { S3FileIO } from "#src/iceberg/io/s3-file-io.ts";
+import { StorageError } from "#src/iceberg/io/storage-error.ts";
 
 const env = {
   GOOGLE_APPLICATION_CREDENTIALS: "/etc/server/sa.json",

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { test } from "node:test";
 import type { StoragePipelineOptions, WebResource } from "@azure/storage-blob";
-import { azureClientConfig } from "../../../../src/iceberg/io/azure-config.ts";
-import { AzureFileIO } from "../../../../src/iceberg/io/azure-file-io.ts";
-import { parseAzureLocation } from "../../../../src/iceberg/io/azure-location.ts";
+import { azureClientConfig } from "#src/iceberg/io/azure-config.ts";
+import { AzureFileIO } from "#src/iceberg/io/azure-file-io.ts";
+import { parseAzureLocation } from "#src/iceberg/io/azure-location.ts";
 
 const account = "floeacct";
 const key = Buffer.from("a fixed 64-byte test key for the shared key signing test of floe!").toString("base64");

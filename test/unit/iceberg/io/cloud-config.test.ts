@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { generateKeyPairSync, verify } from "node:crypto";
 import { test } from "node:test";
-import { azureClientConfig, catalogSas, sas } from "../../../../src/iceberg/io/azure-config.ts";
-import { isAzureLocation, parseAzureLocation } from "../../../../src/iceberg/io/azure-location.ts";
-import { gcsClientConfig } from "../../../../src/iceberg/io/gcs-config.ts";
-import { isGcsLocation, parseGcsLocation } from "../../../../src/iceberg/io/gcs-location.ts";
-import { parseServiceAccountKey, serviceAccountAssertion } from "../../../../src/iceberg/io/gcs-service-account.ts";
+import { azureClientConfig, catalogSas, sas } from "#src/iceberg/io/azure-config.ts";
+import { isAzureLocation, parseAzureLocation } from "#src/iceberg/io/azure-location.ts";
+import { gcsClientConfig } from "#src/iceberg/io/gcs-config.ts";
+import { isGcsLocation, parseGcsLocation } from "#src/iceberg/io/gcs-location.ts";
+import { parseServiceAccountKey, serviceAccountAssertion } from "#src/iceberg/io/gcs-service-account.ts";
 
 test("gs:// locations: the bucket, and the object name byte for byte", () => {
   assert.deepEqual(parseGcsLocation("gs://b/wh/db/t/data/a%20b=1/x.parquet"), {

@@ -2,13 +2,13 @@
 // minutes before expiry; never without an expiry unless asked; one request for concurrent callers.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { StorageProperties } from "../../../../src/iceberg/io/file-io.ts";
-import { RefreshingCredentials, renewTime } from "../../../../src/iceberg/io/refreshing-credentials.ts";
-import { catalogCredentials } from "../../../../src/iceberg/io/s3-config.ts";
+import type { StorageProperties } from "#src/iceberg/io/file-io.ts";
+import { RefreshingCredentials, renewTime } from "#src/iceberg/io/refreshing-credentials.ts";
+import { catalogCredentials, type S3Credentials } from "#src/iceberg/io/s3-config.ts";
 
 const MINUTE = 60_000;
 
-function keys(id: string, expiresAtMs?: number) {
+function keys(id: string, expiresAtMs?: number): S3Credentials {
   return {
     accessKeyId: id,
     secretAccessKey: `${id}-secret`,

@@ -2,8 +2,8 @@
 // SDK chain; the job file's endpoint, region and addressing over the catalog's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { describeCredentialSource, s3ClientConfig } from "../../../../src/iceberg/io/s3-config.ts";
-import { isS3Location, parseS3Location } from "../../../../src/iceberg/io/s3-location.ts";
+import { describeCredentialSource, s3ClientConfig } from "#src/iceberg/io/s3-config.ts";
+import { isS3Location, parseS3Location } from "#src/iceberg/io/s3-location.ts";
 
 const vended = {
   "s3.access-key-id": "vended-key",

@@ -2,7 +2,7 @@
 // credentials came from; never a secret.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { classifyS3Failure, storageError } from "../../../../src/iceberg/io/storage-error.ts";
+import { classifyS3Failure, storageError } from "#src/iceberg/io/storage-error.ts";
 
 /** The shape of an AWS SDK v3 service error. */
 function sdkError(name: string, status: number, message = name) {

@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type * as arrow from "apache-arrow";
-import { FIELD_ID_KEY } from "../../../../src/iceberg/parquet/arrow-schema.ts";
-import { ColumnBatchBuilder } from "../../../../src/iceberg/parquet/column-batch.ts";
-import type { Schema } from "../../../../src/iceberg/spec/schema.ts";
-import { decimal } from "../../../../src/iceberg/spec/types.ts";
+import { FIELD_ID_KEY } from "#src/iceberg/parquet/arrow-schema.ts";
+import { ColumnBatchBuilder } from "#src/iceberg/parquet/column-batch.ts";
+import type { Schema } from "#src/iceberg/spec/schema.ts";
+import { decimal } from "#src/iceberg/spec/types.ts";
 
 const schema: Schema = {
   schemaId: 0,

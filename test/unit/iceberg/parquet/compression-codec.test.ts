@@ -2,45 +2,22 @@
 // LZ4_RAW, the LZ4 that DuckDB, PyIceberg and Spark all read) and read back by floe's own key
 // column reader; a value floe does not write is refused before any file is written.
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { parquetMetadata } from "hyparquet";
-import { openSqlCatalog, type SqlCatalog } from "../../../../src/iceberg/catalog/sql-catalog.ts";
-import { writeDataFiles } from "../../../../src/iceberg/data-writer.ts";
-import { errorKind } from "../../../../src/iceberg/errors.ts";
-import { compressionCodec } from "../../../../src/iceberg/parquet/compression-codec.ts";
-import { readKeyColumns } from "../../../../src/iceberg/parquet/key-column-reader.ts";
-import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
-import { currentSchema } from "../../../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../../../src/iceberg/table.ts";
-import { arrowRows, narrowFields } from "../../../helpers/tables.ts";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import { errorKind } from "#src/iceberg/errors.ts";
+import { compressionCodec } from "#src/iceberg/parquet/compression-codec.ts";
+import { readKeyColumns } from "#src/iceberg/parquet/key-column-reader.ts";
+import { currentSchema } from "#src/iceberg/spec/table-metadata.ts";
+import { scratchCatalog } from "../../../helpers/scratch-catalog.ts";
+import { arrowRows } from "../../../helpers/tables.ts";
 
 const PROPERTY = "write.parquet.compression-codec";
-let warehouse: string;
-let catalog: SqlCatalog;
-let tables = 0;
+const scratch = scratchCatalog("codec");
 
-before(async () => {
-  warehouse = await mkdtemp(join(tmpdir(), "floe-codec-"));
-  catalog = await openSqlCatalog({ warehouse, name: "floe" });
-  await catalog.createNamespace(["ns"]);
-});
-after(async () => {
-  await catalog.close();
-  await rm(warehouse, { recursive: true, force: true });
-});
-
-async function tableWith(properties: Record<string, string>): Promise<Table> {
-  const identifier = { namespace: ["ns"], name: `t${tables++}` };
-  const created = await catalog.createTable(identifier, {
-    schema: { schemaId: 0, fields: narrowFields },
-    spec: unpartitioned,
-    properties,
-  });
-  return new Table(catalog, created);
-}
+const tableWith = (properties: Record<string, string>) => scratch.newTable({ properties });
 
 test("the property's values map to the codecs floe writes, case-insensitively as Java reads them", () => {
   const codec = (value?: string) => compressionCodec(value === undefined ? {} : { [PROPERTY]: value }, "ns.t");

@@ -4,13 +4,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type FileMetaData, parquetMetadata, parquetReadObjects, type SchemaElement } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
-import { ColumnBatchBuilder } from "../../../../src/iceberg/parquet/column-batch.ts";
-import type { ParquetCodec } from "../../../../src/iceberg/parquet/compression-codec.ts";
-import { writeDataFiles } from "../../../../src/iceberg/parquet/data-file-writer.ts";
-import type { Schema } from "../../../../src/iceberg/spec/schema.ts";
-import { fieldById } from "../../../../src/iceberg/spec/schema.ts";
-import { decodeSingleValue, type SingleValue } from "../../../../src/iceberg/spec/single-value.ts";
-import { decimal, fixed, type PrimitiveType } from "../../../../src/iceberg/spec/types.ts";
+import { ColumnBatchBuilder } from "#src/iceberg/parquet/column-batch.ts";
+import type { ParquetCodec } from "#src/iceberg/parquet/compression-codec.ts";
+import { writeDataFiles } from "#src/iceberg/parquet/data-file-writer.ts";
+import type { Schema } from "#src/iceberg/spec/schema.ts";
+import { fieldById } from "#src/iceberg/spec/schema.ts";
+import { decodeSingleValue, type SingleValue } from "#src/iceberg/spec/single-value.ts";
+import { decimal, fixed, type PrimitiveType } from "#src/iceberg/spec/types.ts";
+import { everyTypeRows } from "../../../fixtures/every-type-rows.ts";
 
 const schema: Schema = {
   schemaId: 0,
@@ -59,43 +60,7 @@ const schema: Schema = {
   ],
 };
 
-const rows: Record<string, unknown>[] = [
-  {
-    id: 1n,
-    name: "héllo wörld, this is long",
-    n: -7,
-    f: 1.5,
-    d: Number.NaN,
-    b: true,
-    day: 19000,
-    t: 3_600_000_000,
-    ts: 1_700_000_000_123_456n,
-    tstz: 1_700_000_000_123_456n,
-    tsns: 1_700_000_000_123_456_789n,
-    u: "0192d8f4-1c6e-7b8a-9c3d-1234567890ab",
-    dec9: -12345n,
-    dec18: 123456789012345n,
-    dec38: -(10n ** 30n) + 7n,
-    bin: Uint8Array.of(0, 255, 3),
-    fx: Uint8Array.of(1, 2, 3, 4),
-    tags: ["a", null, "c"],
-    attrs: { x: 1, y: null },
-    loc: { lat: 1.5, label: "zz" },
-  },
-  { id: -5, f: -0, d: -2.5, tstz: -1, u: "0192d8f4-0000-7b8a-9c3d-1234567890ab", loc: null },
-  {
-    id: 3,
-    name: "abc\u{1f600}",
-    n: 2147483647,
-    f: Number.NaN,
-    d: 0,
-    b: false,
-    tags: [],
-    attrs: new Map([["k", 7n]]),
-    loc: { lat: -0, label: null },
-    dec38: 10n ** 37n,
-  },
-];
+const rows = everyTypeRows;
 
 function build(records: Record<string, unknown>[], s: Schema = schema) {
   const batch = new ColumnBatchBuilder(s);

@@ -1,11 +1,11 @@
 // Key columns read back by field id, in row order, in the single-value JS form.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ColumnBatchBuilder } from "../../../../src/iceberg/parquet/column-batch.ts";
-import { writeDataFiles } from "../../../../src/iceberg/parquet/data-file-writer.ts";
-import { readKeyColumns } from "../../../../src/iceberg/parquet/key-column-reader.ts";
-import type { Schema } from "../../../../src/iceberg/spec/schema.ts";
-import { decimal, fixed } from "../../../../src/iceberg/spec/types.ts";
+import { ColumnBatchBuilder } from "#src/iceberg/parquet/column-batch.ts";
+import { writeDataFiles } from "#src/iceberg/parquet/data-file-writer.ts";
+import { readKeyColumns } from "#src/iceberg/parquet/key-column-reader.ts";
+import type { Schema } from "#src/iceberg/spec/schema.ts";
+import { decimal, fixed } from "#src/iceberg/spec/types.ts";
 
 const schema: Schema = {
   schemaId: 0,

@@ -1,9 +1,9 @@
 // Metrics modes from table properties, as Iceberg Java's MetricsConfig derives them.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { metricsModes, parseMetricsMode } from "../../../../src/iceberg/parquet/metrics-config.ts";
-import type { Schema } from "../../../../src/iceberg/spec/schema.ts";
-import type { NestedField } from "../../../../src/iceberg/spec/types.ts";
+import { metricsModes, parseMetricsMode } from "#src/iceberg/parquet/metrics-config.ts";
+import type { Schema } from "#src/iceberg/spec/schema.ts";
+import type { NestedField } from "#src/iceberg/spec/types.ts";
 
 const schema: Schema = {
   schemaId: 0,

@@ -7,7 +7,7 @@ import {
   truncateBinaryUpper,
   truncateStringLower,
   truncateStringUpper,
-} from "../../../../src/iceberg/parquet/truncate-bounds.ts";
+} from "#src/iceberg/parquet/truncate-bounds.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : new TextDecoder().decode(bytes));

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { errorKind } from "../../../../src/iceberg/errors.ts";
-import { decodeDeletionVector, encodeDeletionVector } from "../../../../src/iceberg/puffin/deletion-vector.ts";
-import { RoaringPositionBitmap } from "../../../../src/iceberg/puffin/roaring64.ts";
+import { errorKind } from "#src/iceberg/errors.ts";
+import { decodeDeletionVector, encodeDeletionVector } from "#src/iceberg/puffin/deletion-vector.ts";
+import { RoaringPositionBitmap } from "#src/iceberg/puffin/roaring64.ts";
 
 // A golden deletion-vector-v1 blob: positions {0, 5}, as Iceberg's Java writer serializes them
 // (length, magic, the portable 64-bit roaring bitmap, CRC-32).

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { decodeDeletionVector, encodeDeletionVector } from "../../../../src/iceberg/puffin/deletion-vector.ts";
+import { decodeDeletionVector, encodeDeletionVector } from "#src/iceberg/puffin/deletion-vector.ts";
 import {
   listDeletionVectors,
   readDeletionVector,
   writeDeletionVectorFile,
-} from "../../../../src/iceberg/puffin/deletion-vector-file.ts";
-import { footerLength, readFooter, writePuffin } from "../../../../src/iceberg/puffin/puffin.ts";
-import { RoaringPositionBitmap } from "../../../../src/iceberg/puffin/roaring64.ts";
+} from "#src/iceberg/puffin/deletion-vector-file.ts";
+import { footerLength, readFooter, writePuffin } from "#src/iceberg/puffin/puffin.ts";
+import { RoaringPositionBitmap } from "#src/iceberg/puffin/roaring64.ts";
 
 const version = (
   JSON.parse(readFileSync(new URL("../../../../package.json", import.meta.url), "utf8")) as { version: string }

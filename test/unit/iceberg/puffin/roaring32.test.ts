@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { errorKind } from "../../../../src/iceberg/errors.ts";
-import { Roaring32 } from "../../../../src/iceberg/puffin/roaring32.ts";
-import {
-  deserializePortable,
-  readPortable,
-  serializePortable,
-} from "../../../../src/iceberg/puffin/roaring32-portable.ts";
+import { errorKind } from "#src/iceberg/errors.ts";
+import { Roaring32 } from "#src/iceberg/puffin/roaring32.ts";
+import { deserializePortable, readPortable, serializePortable } from "#src/iceberg/puffin/roaring32-portable.ts";
 
 function values(bitmap: Roaring32): number[] {
   const out: number[] = [];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MAX_POSITION, RoaringPositionBitmap } from "../../../../src/iceberg/puffin/roaring64.ts";
+import { MAX_POSITION, RoaringPositionBitmap } from "#src/iceberg/puffin/roaring64.ts";
 
 const TWO_32 = 2n ** 32n;
 

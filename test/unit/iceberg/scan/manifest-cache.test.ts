@@ -6,15 +6,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { openSqlCatalog, type SqlCatalog } from "../../../../src/iceberg/catalog/sql-catalog.ts";
-import { writeDataFiles } from "../../../../src/iceberg/data-writer.ts";
-import type { FileIO } from "../../../../src/iceberg/io/file-io.ts";
-import { LocalFileIO } from "../../../../src/iceberg/io/local-file-io.ts";
-import { ManifestCache, manifestCacheOf } from "../../../../src/iceberg/scan/manifest-cache.ts";
-import { planFiles } from "../../../../src/iceberg/scan/plan-files.ts";
-import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
-import { currentSnapshot } from "../../../../src/iceberg/spec/table-metadata.ts";
-import { Table } from "../../../../src/iceberg/table.ts";
+import { openSqlCatalog, type SqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
+import { writeDataFiles } from "#src/iceberg/data-writer.ts";
+import type { FileIO } from "#src/iceberg/io/file-io.ts";
+import { LocalFileIO } from "#src/iceberg/io/local-file-io.ts";
+import { ManifestCache, manifestCacheOf } from "#src/iceberg/scan/manifest-cache.ts";
+import { planFiles } from "#src/iceberg/scan/plan-files.ts";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
+import { Table } from "#src/iceberg/table.ts";
 import { arrowRows, narrowFields } from "../../../helpers/tables.ts";
 
 /** Loads `${location} value`, counting loads by location. */

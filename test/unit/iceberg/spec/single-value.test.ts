@@ -1,15 +1,15 @@
 // Single-value binary serialization (spec Appendix D), byte for byte.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { errorKind } from "../../../../src/iceberg/errors.ts";
+import { errorKind } from "#src/iceberg/errors.ts";
 import {
   decodeDecimal,
   decodeSingleValue,
   encodeDecimal,
   encodeSingleValue,
   type SingleValue,
-} from "../../../../src/iceberg/spec/single-value.ts";
-import { decimal, fixed, type PrimitiveType } from "../../../../src/iceberg/spec/types.ts";
+} from "#src/iceberg/spec/single-value.ts";
+import { decimal, fixed, type PrimitiveType } from "#src/iceberg/spec/types.ts";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "hex"));

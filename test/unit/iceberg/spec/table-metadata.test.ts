@@ -6,12 +6,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { readMetadataFile } from "../../../../src/iceberg/catalog/metadata-file.ts";
-import { errorKind, type IcebergErrorKind } from "../../../../src/iceberg/errors.ts";
-import { LocalFileIO } from "../../../../src/iceberg/io/local-file-io.ts";
-import { parseJson, stringifyJson } from "../../../../src/iceberg/spec/json.ts";
-import { tableMetadataFromJson, tableMetadataToJson } from "../../../../src/iceberg/spec/table-metadata.ts";
-import { applyUpdates, newTableMetadata } from "../../../../src/iceberg/spec/table-update.ts";
+import { readMetadataFile } from "#src/iceberg/catalog/metadata-file.ts";
+import { errorKind, type IcebergErrorKind } from "#src/iceberg/errors.ts";
+import { LocalFileIO } from "#src/iceberg/io/local-file-io.ts";
+import { tableMetadataFromJson, tableMetadataToJson } from "#src/iceberg/spec/table-metadata.ts";
+import { applyUpdates, newTableMetadata } from "#src/iceberg/spec/table-update.ts";
+import { parseJson, stringifyJson } from "#src/lib/int64-json.ts";
 
 type Json = Record<string, unknown>;
 

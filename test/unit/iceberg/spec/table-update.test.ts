@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseJson, stringifyJson } from "../../../../src/iceberg/spec/json.ts";
-import { unpartitioned } from "../../../../src/iceberg/spec/partition-spec.ts";
-import type { Snapshot } from "../../../../src/iceberg/spec/snapshot.ts";
-import { tableMetadataFromJson, tableMetadataToJson } from "../../../../src/iceberg/spec/table-metadata.ts";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import type { Snapshot } from "#src/iceberg/spec/snapshot.ts";
+import { tableMetadataFromJson, tableMetadataToJson } from "#src/iceberg/spec/table-metadata.ts";
 import {
   applyUpdates,
   CommitConflictError,
   checkRequirements,
   LAST_ADDED_SCHEMA,
   newTableMetadata,
-} from "../../../../src/iceberg/spec/table-update.ts";
+} from "#src/iceberg/spec/table-update.ts";
+import { parseJson, stringifyJson } from "#src/lib/int64-json.ts";
 
 const schema = { schemaId: 0, fields: [{ id: 1, name: "id", required: true, type: "long" as const }] };
 const fresh = () => newTableMetadata({ location: "/w/ns/t/", schema, spec: unpartitioned }, 1000n);

@@ -1,0 +1,44 @@
+// The acknowledge step of a sync: the consumer group's offsets committed after every table,
+// so that the tables always hold at least what the group says was consumed. The tables' offsets
+// win at the next sync, so a group commit that fails after a read that stopped early loses
+// nothing: the sync is partial, not failed.
+import type { Job } from "../job/job.ts";
+import { GroupCommitTopicsGoneError, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import type { ReadResult } from "../kafka/read.ts";
+import { faultPoint } from "./fault-points.ts";
+import type { SyncPlan } from "./plan-sync.ts";
+import type { SyncSource } from "./source.ts";
+
+/** Commits the group's offsets; resolves to why the commit failed when that does not fail the sync. */
+export async function acknowledge(
+  job: Job,
+  source: SyncSource,
+  plan: SyncPlan,
+  delivered: TopicPartitionOffsets,
+  read: ReadResult,
+): Promise<string | undefined> {
+  // The group gets every planned partition, read or not: one with nothing to read gets the
+  // offset it started from (the table's), so that a group left behind by a sync killed between
+  // its table commits and its group commit catches up even when no new message comes.
+  const acknowledged: TopicPartitionOffsets = new Map();
+  for (const p of plan.offsets.partitions) {
+    const offsets = acknowledged.get(p.topic) ?? new Map<number, bigint>();
+    offsets.set(p.partition, delivered.get(p.topic)?.get(p.partition) ?? p.startOffset);
+    acknowledged.set(p.topic, offsets);
+  }
+  await faultPoint("before-group-commit");
+  try {
+    await source.commitGroupOffsets(job.consumerGroup, acknowledged);
+    return undefined;
+  } catch (error) {
+    // A read that stopped on a broker loss is usually followed by a group commit that fails
+    // the same way. The tables hold what was read and their offsets (they win at the next
+    // sync): a sync stopped by a rebalance or a broker loss commits what it has and reports it
+    // as partial, and the next sync resumes; it is not a failed sync.
+    // A topic deleted after its read cannot take offsets any more: its table holds what was
+    // read, the other topics' offsets are committed, and the next sync no longer plans it. The
+    // sync is complete; its report says why the group lacks that topic.
+    if (read.status === "complete" && !(error instanceof GroupCommitTopicsGoneError)) throw error;
+    return error instanceof Error ? error.message : String(error);
+  }
+}

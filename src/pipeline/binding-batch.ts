@@ -1,0 +1,364 @@
+// The messages of one binding's topic read by a sync, decoded and sorted into what becomes rows of the
+// topic's table, what becomes rows of its dead-letter table, and what is only counted.
+// Schema inference sees every record here, while reading: a record whose values do not fit
+// the table's columns is a bad message like one that is not JSON, routed by on_error before
+// anything is written, and a message is a row or a dead letter as a whole, never half of each.
+
+import { isConfluentFramed, parseConfluentFrame } from "../decode/confluent-frame.ts";
+import { type ColumnChange, DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
+import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
+import { RegistrySchema } from "../decode/registry-schema.ts";
+import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
+import { kafkaKeyText } from "../decode/system-columns.ts";
+import type { TypedRecord, TypedValue } from "../decode/typed-record.ts";
+import type { Schema } from "../iceberg/spec/schema.ts";
+import { type DedupKey, dedupKeyText, isInMessageKey } from "../job/dedup-key.ts";
+import type { Binding } from "../job/job.ts";
+import type { KafkaMessage } from "../kafka/read.ts";
+import type { RegistryDecoders } from "./registry-decoders.ts";
+
+/** Why a registry-framed value is a bad message. */
+export type FramedReason = "not-framed" | "schema-not-found" | "unsupported-schema" | "undecodable";
+
+/** Why a message went to the dead-letter table: the decoder's reasons, the schema's and the sync's own. */
+export type RejectReason = BadMessageKind | FramedReason | SchemaMismatchReason | "missing-dedup-key";
+
+/** What write-binding needs of a binding's columns: the schema to create or evolve the table to. */
+export interface BindingShape {
+  settle(): void;
+  changes(): ColumnChange[];
+  readonly schema: Schema;
+}
+
+export interface RejectedMessage {
+  partition: number;
+  offset: bigint;
+  timestamp: bigint;
+  key: string | null;
+  /** Base64 of the value bytes, copied: the fetch buffer they came in is not kept. */
+  value: string | null;
+  reason: RejectReason;
+  detail: string;
+}
+
+/** A message that becomes a row (or, as a tombstone, deletes one). Struct of arrays, by message. */
+export interface RowMessages {
+  count: number;
+  partitions: number[];
+  offsets: bigint[];
+  timestamps: bigint[];
+  keys: (string | null)[];
+  /** The decoded keys (key_format avro or protobuf); null otherwise. */
+  keyRecords: (TypedRecord | null)[];
+  /** Null for a tombstone. */
+  records: (JsonRecord | TypedRecord | null)[];
+  /** The records are TypedRecords (a registry format): their values are already their columns'. */
+  typed: boolean;
+}
+
+export interface BindingCounters {
+  messages: number;
+  bytes: number;
+  rejected: Record<RejectReason, number>;
+  /** Rejected messages dropped by on_error: skip. */
+  skipped: number;
+  /** Tombstones of an upsert binding keyed on payload fields: they name no row to delete. */
+  tombstonesIgnored: number;
+}
+
+/** The dead-letter table already holds messages below these offsets (a replay skips them). */
+export type DeadLetterWatermarks = ReadonlyMap<number, bigint>;
+
+export class BindingBatch {
+  readonly topic: string;
+  readonly binding: Binding;
+  readonly inference: BindingShape;
+  readonly rows: RowMessages;
+  readonly rejected: RejectedMessage[] = [];
+  readonly counters: BindingCounters = {
+    messages: 0,
+    bytes: 0,
+    rejected: {
+      "invalid-utf8": 0,
+      "not-json": 0,
+      "not-object": 0,
+      "confluent-framed-without-registry": 0,
+      "not-framed": 0,
+      "schema-not-found": 0,
+      "unsupported-schema": 0,
+      undecodable: 0,
+      "too-deep": 0,
+      "out-of-range": 0,
+      "type-mismatch": 0,
+      "null-in-required": 0,
+      "reserved-name": 0,
+      "case-collision": 0,
+      "missing-dedup-key": 0,
+    },
+    skipped: 0,
+    tombstonesIgnored: 0,
+  };
+  readonly #deadLetterWatermarks: DeadLetterWatermarks;
+  /** Tombstones delete only when the Kafka key is the dedup key: it is all a tombstone carries. */
+  readonly #tombstonesDelete: boolean;
+  /** Dedup keys that are payload columns. */
+  readonly #payloadKeys: readonly string[];
+  /** Fields of a decoded key that are dedup keys (`_kafka_key.<field>`). */
+  readonly #keyFields: readonly string[];
+  readonly #json: SchemaInference | undefined;
+  readonly #registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
+  readonly #decoders: RegistryDecoders | undefined;
+  readonly #keyFormat: "avro" | "protobuf" | undefined;
+
+  /** `decoders`: for an Avro or Protobuf binding, where the schemas of its values come from. */
+  constructor(
+    binding: Binding,
+    table: TableSchema | undefined,
+    deadLetterWatermarks: DeadLetterWatermarks,
+    decoders?: RegistryDecoders,
+  ) {
+    this.topic = binding.topic;
+    this.binding = binding;
+    const typed = binding.format !== "json";
+    this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
+    if (typed) {
+      if (decoders === undefined)
+        throw new Error(`topic ${binding.topic}: a ${binding.format} stream needs the registry's decoders`);
+      this.#registry = { schema: new RegistrySchema(table), decoders };
+      this.inference = this.#registry.schema;
+    } else {
+      this.#json = bindingInference(binding, table);
+      this.inference = this.#json;
+    }
+    this.#deadLetterWatermarks = deadLetterWatermarks;
+    this.#decoders = decoders;
+    const keyFormat = binding.keyFormat;
+    this.#keyFormat = keyFormat === "bytes" ? undefined : keyFormat;
+    if (this.#keyFormat !== undefined && decoders === undefined) {
+      throw new Error(`topic ${binding.topic}: a key_format ${keyFormat} stream needs the registry's decoders`);
+    }
+    const keys: readonly DedupKey[] = binding.mode === "upsert" ? binding.dedupKeys : [];
+    // A tombstone carries only its key: it deletes when the key alone identifies the row.
+    this.#tombstonesDelete = keys.length > 0 && keys.every(isInMessageKey);
+    this.#payloadKeys = keys.flatMap((k) => (k.kind === "column" && !isInMessageKey(k) ? [k.column] : []));
+    this.#keyFields = binding.dedupKeys.flatMap((k) => (k.kind === "kafka-key-field" ? [k.field] : []));
+  }
+
+  /** Loads the schemas a batch's framed values (and keys) name, before its messages are added. */
+  async prepare(messages: readonly KafkaMessage[]): Promise<void> {
+    const decoders = this.#decoders;
+    if (decoders === undefined) return;
+    const valueFormat = this.#registry === undefined ? undefined : (this.binding.format as "avro" | "protobuf");
+    for (const message of messages) {
+      for (const [bytes, format] of [
+        [message.value, valueFormat],
+        [message.key, this.#keyFormat],
+      ] as const) {
+        if (format === undefined || bytes === null || !isConfluentFramed(bytes)) continue;
+        const schemaId = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
+        if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+      }
+    }
+  }
+
+  add(message: KafkaMessage): void {
+    this.counters.messages++;
+    this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
+    this.#keyRecord = null;
+    if (this.#keyFormat !== undefined && !this.#decodeKey(message, this.#keyFormat)) return;
+    if (this.#registry !== undefined) {
+      this.#addFramed(message, this.#registry);
+      return;
+    }
+    const decoded = decodeJsonMessage(message.value);
+    if (decoded.kind === "bad") {
+      this.#reject(message, decoded.reason, decoded.detail);
+    } else if (decoded.kind === "tombstone") {
+      this.#tombstone(message);
+    } else {
+      const missing = this.#payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
+      if (missing !== undefined) {
+        this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+      } else if (this.#tombstonesDelete && message.key === null) {
+        this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
+      } else {
+        const mismatch = this.#json!.observe(decoded);
+        if (mismatch === undefined) this.#push(message, decoded.record);
+        else this.#reject(message, mismatch.reason, mismatch.detail, false);
+      }
+    }
+  }
+
+  /** The decoded key of the message being added; null without key_format or key. */
+  #keyRecord: TypedRecord | null = null;
+
+  /** Decodes a framed key (key_format); false when the message was rejected for its key. */
+  #decodeKey(message: KafkaMessage, format: "avro" | "protobuf"): boolean {
+    const key = message.key;
+    if (key === null) {
+      if (this.#keyFields.length === 0) return true;
+      this.#reject(
+        message,
+        "missing-dedup-key",
+        `the message has no key, and ${keyFieldText(this.#keyFields[0]!)} is a dedup key`,
+      );
+      return false;
+    }
+    const framed = parseConfluentFrame(key, format === "protobuf");
+    if ("problem" in framed) {
+      this.#reject(
+        message,
+        "not-framed",
+        `key: ${framed.problem.replace(/^value/, "the key")}; the stream's key_format is ${format}`,
+      );
+      return false;
+    }
+    const { schemaId, messageIndexes, payload } = framed.frame;
+    const lookup = this.#decoders!.lookup(format, schemaId);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
+    if ("reason" in lookup) {
+      this.#reject(message, lookup.reason, `key: ${lookup.detail}`);
+      return false;
+    }
+    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    if ("problem" in decoded) {
+      this.#reject(message, "undecodable", `key: schema id ${schemaId}: ${decoded.problem}`);
+      return false;
+    }
+    const missing = this.#keyFields.find((f) => !isTypedKeyValue(decoded.record[f]));
+    if (missing !== undefined) {
+      this.#reject(message, "missing-dedup-key", `dedup key ${keyFieldText(missing)} is missing, null or not a scalar`);
+      return false;
+    }
+    this.#keyRecord = decoded.record;
+    return true;
+  }
+
+  /** An Avro or Protobuf value in the Confluent wire format; its schema was loaded by prepare(). */
+  #addFramed(message: KafkaMessage, registry: { schema: RegistrySchema; decoders: RegistryDecoders }): void {
+    const value = message.value;
+    if (value === null) {
+      this.#tombstone(message);
+      return;
+    }
+    const format = this.binding.format as "avro" | "protobuf";
+    const framed = parseConfluentFrame(value, format === "protobuf");
+    if ("problem" in framed) {
+      this.#reject(message, "not-framed", `${framed.problem}; the stream's format is ${format}`);
+      return;
+    }
+    const { schemaId, messageIndexes, payload } = framed.frame;
+    const lookup = registry.decoders.lookup(format, schemaId);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
+    if ("reason" in lookup) {
+      this.#reject(message, lookup.reason, lookup.detail);
+      return;
+    }
+    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    if ("problem" in decoded) {
+      this.#reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
+      return;
+    }
+    const typed = decoded.record;
+    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(typed[k]));
+    if (missing !== undefined) {
+      this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+    } else if (this.#tombstonesDelete && message.key === null) {
+      this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
+    } else {
+      // Throws SchemaEvolutionError for a schema the table cannot take: nothing of the batch is committed.
+      registry.schema.observe(schemaId, decoded.columns, message, messageIndexes.join(","));
+      this.#push(message, typed);
+    }
+  }
+
+  #tombstone(message: KafkaMessage): void {
+    // Append mode keeps every message, a tombstone too (a row with _op_type d).
+    if (this.binding.mode === "upsert" && !this.#tombstonesDelete) this.counters.tombstonesIgnored++;
+    else this.#push(message, null);
+  }
+
+  #push(message: KafkaMessage, record: JsonRecord | TypedRecord | null): void {
+    const rows = this.rows;
+    rows.partitions.push(message.partition);
+    rows.offsets.push(message.offset);
+    rows.timestamps.push(message.timestamp);
+    rows.keys.push(kafkaKeyText(message.key));
+    rows.keyRecords.push(this.#keyRecord);
+    rows.records.push(record);
+    rows.count++;
+  }
+
+  /** `reproducible`: a replay refuses the message again whatever else its batch holds. */
+  #reject(message: KafkaMessage, reason: RejectReason, detail: string, reproducible = true): void {
+    this.counters.rejected[reason]++;
+    const onError = this.binding.onError;
+    if (onError === "fail") {
+      throw new BadMessageError(message.topic, message.partition, message.offset, reason, detail);
+    }
+    if (onError === "skip") {
+      this.counters.skipped++;
+      return;
+    }
+    // A replay (the dead-letter table committed, the topic's table not) skips the dead letters
+    // it already holds. A value refused by its column is written again: the first attempt may
+    // have had other commit batches, whose columns took it (a column new in a batch is double
+    // when the batch has a decimal, long when not), and a second dead letter after a crash is
+    // better than a message in neither table.
+    const watermark = this.#deadLetterWatermarks.get(message.partition);
+    if (reproducible && watermark !== undefined && message.offset < watermark) return;
+    this.rejected.push({
+      partition: message.partition,
+      offset: message.offset,
+      timestamp: message.timestamp,
+      key: kafkaKeyText(message.key),
+      value: message.value === null ? null : Buffer.from(message.value).toString("base64"),
+      reason,
+      detail,
+    });
+  }
+}
+
+/** The binding's schema inference over its table and its declared columns; a declaration the table contradicts names the topic and table. */
+export function bindingInference(binding: Binding, table: TableSchema | undefined): SchemaInference {
+  try {
+    return new SchemaInference(table, binding.columns);
+  } catch (error) {
+    if (error instanceof DeclaredColumnError) {
+      error.message = `topic ${binding.topic}, table ${binding.table}: ${error.message}`;
+    }
+    throw error;
+  }
+}
+
+function keyFieldText(field: string): string {
+  return dedupKeyText({ kind: "kafka-key-field", field });
+}
+
+function isTypedKeyValue(value: TypedValue | undefined): boolean {
+  const type = typeof value;
+  return type === "string" || type === "number" || type === "bigint" || type === "boolean";
+}
+
+function isKeyValue(value: JsonValue | undefined): boolean {
+  const type = typeof value;
+  return type === "string" || type === "number" || type === "bigint" || type === "boolean";
+}
+
+/** A bad message in a binding with on_error: fail. */
+export class BadMessageError extends Error {
+  constructor(topic: string, partition: number, offset: bigint, reason: RejectReason, detail: string) {
+    super(`${topic} partition ${partition} offset ${offset}: ${reason}: ${detail} (on_error: fail)`);
+    this.name = "BadMessageError";
+  }
+}

@@ -1,0 +1,123 @@
+// The write step of a sync: the messages read so far, one batch per binding, committed in
+// rounds. Each round writes every binding's tables (write-binding.ts) with the offsets read up
+// to then, and starts new batches: a commit lands at least every maxMessagesPerCommit messages
+// read, so that memory stays bounded and a long sync that dies keeps what it committed.
+
+import type { Catalog } from "../iceberg/catalog/catalog.ts";
+import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import type { BindingSettings, Job } from "../job/job.ts";
+import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import { SchemaRegistryClient } from "../registry/client.ts";
+import { BindingBatch } from "./binding-batch.ts";
+import type { SyncEventBody } from "./events.ts";
+import type { SyncPlan } from "./plan-sync.ts";
+import { RegistryDecoders } from "./registry-decoders.ts";
+import { committedPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
+import { type BindingTables, writeBinding } from "./write-binding.ts";
+
+export class CommitRounds {
+  /** Topic -> partition -> the next offset after what was read: what the next round's commits absorb. */
+  readonly delivered: TopicPartitionOffsets = new Map();
+  readonly #plan: SyncPlan;
+  readonly #tables: Map<string, BindingTables>;
+  readonly #decoders: RegistryDecoders | undefined;
+  #batches: Map<string, BindingBatch>;
+  /** Messages read since the last round. */
+  #buffered = 0;
+
+  constructor(job: Job, catalog: Catalog, plan: SyncPlan, stateDir: string, emit: (event: SyncEventBody) => void) {
+    this.#plan = plan;
+    const { bindings, topicIds, recreated, offsets } = plan;
+    this.#tables = new Map(
+      bindings.map((t): [string, BindingTables] => [
+        t.binding.topic,
+        {
+          job,
+          catalog,
+          table: t.table,
+          deadLetterTable: t.deadLetterTable,
+          tablePosition: t.tablePosition,
+          deadLetterPosition: t.deadLetterPosition,
+          deadLetterResumed: t.resumed.deadLetterTable,
+          stateDir,
+          topicIds,
+          emit,
+        },
+      ]),
+    );
+    // One registry client for the sync: a schema id names the same schema in every topic.
+    const registry = job.source.schemaRegistry;
+    this.#decoders =
+      registry !== undefined && bindings.some((t) => usesRegistry(t.binding))
+        ? new RegistryDecoders(new SchemaRegistryClient(registry))
+        : undefined;
+    // A re-created topic's tables record every partition from where it starts now, read or not:
+    // their offsets of the deleted topic must not survive in a partition nothing was read from. So
+    // do the tables of a topic resumed where the user chose: later syncs resume from what they record.
+    const restarted = new Set([
+      ...recreated.map((r) => r.topic),
+      ...bindings.filter((t) => t.resumed.table || t.resumed.deadLetterTable).map((t) => t.binding.topic),
+    ]);
+    for (const p of offsets.partitions.filter((p) => restarted.has(p.topic))) {
+      this.markRead(p.topic, p.partition, p.startOffset);
+    }
+    this.#batches = this.#newBatches();
+  }
+
+  /** The batch the messages of `topic` are added to. */
+  batch(topic: string): BindingBatch {
+    return this.#batches.get(topic)!;
+  }
+
+  /** Records that `partition` of `topic` was read up to `nextOffset`, `messages` more of them. */
+  markRead(topic: string, partition: number, nextOffset: bigint, messages = 0): void {
+    const offsets = this.delivered.get(topic) ?? new Map<number, bigint>();
+    offsets.set(partition, nextOffset);
+    this.delivered.set(topic, offsets);
+    this.#buffered += messages;
+  }
+
+  get buffered(): number {
+    return this.#buffered;
+  }
+
+  /** Commits every binding's batch with the offsets read so far, then starts new batches. */
+  async commit(): Promise<void> {
+    for (const { binding } of this.#plan.bindings) {
+      const topic = binding.topic;
+      const readOffsets: TopicPartitionOffsets = new Map([[topic, new Map(this.delivered.get(topic))]]);
+      await writeBinding(this.#tables.get(topic)!, this.#batches.get(topic)!, readOffsets);
+    }
+    this.#batches = this.#newBatches();
+    this.#buffered = 0;
+  }
+
+  #newBatches(): Map<string, BindingBatch> {
+    const { topicIds } = this.#plan;
+    return new Map(
+      this.#plan.bindings.map(({ binding }) => {
+        const { table, deadLetterTable } = this.#tables.get(binding.topic)!;
+        const deadLetters =
+          deadLetterTable &&
+          offsetsOfTopic(
+            committedPosition(deadLetterTable.metadata, deadLetterTable.name),
+            binding.topic,
+            topicIds.get(binding.topic),
+          );
+        return [
+          binding.topic,
+          new BindingBatch(
+            binding,
+            table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId },
+            deadLetters ?? new Map(),
+            usesRegistry(binding) ? this.#decoders : undefined,
+          ),
+        ];
+      }),
+    );
+  }
+}
+
+function usesRegistry(binding: BindingSettings): boolean {
+  return binding.format !== "json" || binding.keyFormat !== "bytes";
+}

@@ -1,0 +1,85 @@
+// The decoders of registry-framed values, by schema id, for the bindings of one sync: the schema
+// fetched once from the registry (with the schemas it references, depth first), turned into its
+// columns and decoder (decode/avro-decoder.ts, decode/protobuf-decoder.ts). Fetching is
+// asynchronous and decoding is not, so a batch of messages is prepared (every schema id it
+// carries loaded) before its messages are added to the binding's batch.
+import { avroDecoder } from "../decode/avro-decoder.ts";
+import { type SchemaDecoder, UnsupportedSchemaError } from "../decode/typed-record.ts";
+import { type RegisteredSchema, RegistryError, type SchemaRegistryClient } from "../registry/client.ts";
+
+export type RegistryFormat = "avro" | "protobuf";
+
+/** What a schema id gives: its decoder, or why the messages framed with it are bad messages. */
+export type DecoderLookup =
+  | { readonly decoder: SchemaDecoder }
+  | { readonly reason: "schema-not-found" | "unsupported-schema"; readonly detail: string };
+
+const EXPECTED_TYPE = { avro: "AVRO", protobuf: "PROTOBUF" } as const;
+
+export class RegistryDecoders {
+  readonly client: SchemaRegistryClient;
+  readonly #loaded = { avro: new Map<number, DecoderLookup>(), protobuf: new Map<number, DecoderLookup>() };
+
+  constructor(client: SchemaRegistryClient) {
+    this.client = client;
+  }
+
+  /** The decoder of a schema id, once load() has run for it. */
+  lookup(format: RegistryFormat, schemaId: number): DecoderLookup | undefined {
+    return this.#loaded[format].get(schemaId);
+  }
+
+  /**
+   * Loads a schema id's decoder. A schema the registry does not have, or one of another format,
+   * is remembered as the reason its messages are bad; an unreachable registry or refused
+   * credentials throw (RegistryError): no message can be decoded then.
+   */
+  async load(format: RegistryFormat, schemaId: number): Promise<void> {
+    if (this.#loaded[format].has(schemaId)) return;
+    let lookup: DecoderLookup;
+    try {
+      const registered = await this.client.schemaById(schemaId);
+      if (registered.schemaType !== EXPECTED_TYPE[format]) {
+        lookup = {
+          reason: "unsupported-schema",
+          detail: `schema id ${schemaId} is a ${registered.schemaType} schema, and the stream's format is ${format}`,
+        };
+      } else {
+        const references = await this.#references(registered, new Set());
+        lookup = {
+          decoder:
+            format === "avro"
+              ? avroDecoder(
+                  registered.schema,
+                  references.map((r) => r.schema),
+                )
+              : // protobufjs loads only for a job that reads Protobuf.
+                (await import("../decode/protobuf-decoder.ts")).protobufDecoder(registered.schema, references),
+        };
+      }
+    } catch (error) {
+      if (error instanceof RegistryError && error.kind === "not-found") {
+        lookup = { reason: "schema-not-found", detail: `schema id ${schemaId}: ${error.message}` };
+      } else if (error instanceof UnsupportedSchemaError) {
+        lookup = { reason: "unsupported-schema", detail: `schema id ${schemaId}: ${error.message}` };
+      } else {
+        throw error;
+      }
+    }
+    this.#loaded[format].set(schemaId, lookup);
+  }
+
+  /** The schemas `schema` references, each after those it references itself. */
+  async #references(schema: RegisteredSchema, visiting: Set<string>): Promise<{ name: string; schema: string }[]> {
+    const out: { name: string; schema: string }[] = [];
+    for (const reference of schema.references) {
+      const key = `${reference.subject}/${reference.version}`;
+      if (visiting.has(key)) continue;
+      visiting.add(key);
+      const referenced = await this.client.subjectVersion(reference.subject, reference.version);
+      out.push(...(await this.#references(referenced, visiting)));
+      out.push({ name: reference.name, schema: referenced.schema });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,345 @@
+// One binding's batch -> its tables, each one Iceberg commit (shape the rows, write the data
+// files, locate the old rows of upserted keys, write their deletion vectors, commit): the
+// dead-letter table first, the binding's own table last, each with
+// the offsets it absorbed in its snapshot summary. Upsert bindings retire the previous row of
+// every key with a deletion vector (RowDelta); append bindings add every message (FastAppend).
+
+import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
+import { millisToMicros, type OpType } from "../decode/system-columns.ts";
+import { type Catalog, identifierToString, isCatalogError } from "../iceberg/catalog/catalog.ts";
+import { writeDataFiles } from "../iceberg/data-writer.ts";
+import {
+  type RequestedWriteSettings,
+  resolveWriteSettings,
+  TableProperties,
+  writeSettingsProperties,
+} from "../iceberg/index.ts";
+import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
+import type { DataFile } from "../iceberg/spec/manifest.ts";
+import { unpartitioned } from "../iceberg/spec/partition-spec.ts";
+import type { Schema } from "../iceberg/spec/schema.ts";
+import type { Snapshot } from "../iceberg/spec/snapshot.ts";
+import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import { Table } from "../iceberg/table.ts";
+import type { Job } from "../job/job.ts";
+import { deadLetterTableName } from "../job/topics.ts";
+import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
+import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
+import type { BindingBatch, RejectReason } from "./binding-batch.ts";
+import type { SyncEventBody } from "./events.ts";
+import { faultPoint } from "./fault-points.ts";
+import { hashRowKeys } from "./key-hashes.ts";
+import { type KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
+import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
+import { RowBatch } from "./row-batch.ts";
+import { advancePosition, type KafkaPosition, samePosition, type TopicIds } from "./snapshot-offsets.ts";
+
+export interface TableReport {
+  topic: string;
+  table: string;
+  mode: "upsert" | "append";
+  messagesRead: number;
+  bytesRead: number;
+  dataFilesAdded: number;
+  deletionVectorsAdded: number;
+  recordsAdded: number;
+  positionsDeleted: number;
+  /**
+   * Of positionsDeleted, rows that shared a key with a later row (another engine inserted a row of
+   * a key the table held): retired so that the table holds one row per key again.
+   */
+  duplicatesRetired?: number;
+  /** How the upsert key index was brought to each parent this round committed on (upsert only). */
+  keyIndex?: KeyIndexActivity[];
+  deadLetters: number;
+  skipped: number;
+  tombstonesIgnored: number;
+  /** The table did not exist before this sync. */
+  created: boolean;
+  columnsAdded: string[];
+  snapshotId: string | null;
+  durationMs: number;
+}
+
+/**
+ * The tables a binding lands in; writeBinding fills in the tables it creates and the offsets it
+ * commits, so later commits of the same sync find them.
+ */
+export interface BindingTables {
+  job: Job;
+  catalog: Catalog;
+  /** The binding's table, once it exists. */
+  table: Table | undefined;
+  deadLetterTable: Table | undefined;
+  /** The position each table held when this sync planned, then that of its own last commit. */
+  tablePosition: KafkaPosition;
+  deadLetterPosition: KafkaPosition;
+  /** The dead-letter table had no trusted position and this sync resumes: its next round records one, bad messages or not. */
+  deadLetterResumed?: boolean;
+  stateDir: string;
+  /** The upsert key index of the binding's table as its last commit left it, for the next. */
+  keyIndexStore?: KeyIndexStore | undefined;
+  /** The topics' ids as planned: recorded with the offsets, and a change of id restarts a topic's offsets. */
+  topicIds: TopicIds;
+  /** Receives the dead-letters and table-committed events of the sync. */
+  emit: (event: SyncEventBody) => void;
+}
+
+/**
+ * Commits one round of a topic's messages: its dead letters, then its rows with the offsets read.
+ * Emits table-committed when the round absorbed messages or committed a snapshot.
+ */
+export async function writeBinding(
+  tables: BindingTables,
+  batch: BindingBatch,
+  readOffsets: TopicPartitionOffsets,
+): Promise<TableReport> {
+  const report = await commitRound(tables, batch, readOffsets);
+  if (report.messagesRead > 0 || report.snapshotId !== null) tables.emit({ type: "table-committed", report });
+  return report;
+}
+
+async function commitRound(
+  tables: BindingTables,
+  batch: BindingBatch,
+  readOffsets: TopicPartitionOffsets,
+): Promise<TableReport> {
+  const started = performance.now();
+  const { job } = tables;
+  const { binding, counters } = batch;
+  const report: TableReport = {
+    topic: batch.topic,
+    table: `${job.namespace}.${binding.table}`,
+    mode: binding.mode,
+    messagesRead: counters.messages,
+    bytesRead: counters.bytes,
+    dataFilesAdded: 0,
+    deletionVectorsAdded: 0,
+    recordsAdded: 0,
+    positionsDeleted: 0,
+    deadLetters: batch.rejected.length,
+    skipped: counters.skipped,
+    tombstonesIgnored: counters.tombstonesIgnored,
+    created: false,
+    columnsAdded: [],
+    snapshotId: null,
+    durationMs: 0,
+  };
+
+  if (batch.rejected.length > 0 || tables.deadLetterResumed) {
+    await commitDeadLetters(tables, batch, readOffsets);
+    tables.deadLetterResumed = false;
+    await faultPoint("after-dead-letter-commit");
+  }
+
+  batch.inference.settle();
+  let table = tables.table;
+  if (!table && batch.rows.count === 0) {
+    // Nothing to land and nowhere to record offsets: the consumer group carries them.
+    report.durationMs = performance.now() - started;
+    return report;
+  }
+  const changes = batch.inference.changes();
+  if (!table) {
+    table = await createTable(tables, binding.table, batch.inference.schema);
+    tables.table = table;
+    report.created = true;
+    report.columnsAdded = batch.inference.schema.fields.map((f) => f.name);
+  } else if (changes.length > 0) {
+    await table.updateSchema((change) => {
+      for (const c of changes) {
+        if (c.kind === "add-column") change.addColumn(c.field.name, c.field.type, c.field.doc);
+        else change.widenColumn(c.name, c.to);
+      }
+    });
+    report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
+    await faultPoint("after-schema-change");
+  }
+
+  const committed = tables.tablePosition;
+  if (batch.rows.count === 0 && samePosition(advancePosition(committed, readOffsets, tables.topicIds), committed)) {
+    // Nothing read (or nothing new past what the table holds): a commit would only add an empty
+    // snapshot to the table at every scheduled sync.
+    report.durationMs = performance.now() - started;
+    return report;
+  }
+  if (!report.created) await recordWriteSettings(tables, table);
+  const schema = currentSchema(table.metadata);
+  const rows = batch.rows;
+  const hashes = binding.dedupKeys.length > 0 ? hashRowKeys(rows, binding.dedupKeys, schema) : undefined;
+
+  const claim: OffsetClaim = {
+    table: table.name,
+    job: job.name,
+    startedFrom: committed,
+    read: readOffsets,
+    topicIds: tables.topicIds,
+  };
+  let snapshot: Snapshot;
+  if (binding.mode === "append") {
+    const rowBatch = new RowBatch(schema, rows.count, rows.typed);
+    for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
+    const files = await writeRows(tables, table, rowBatch.builder);
+    await faultPoint("after-data-files");
+    snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+    await faultPoint("after-table-commit");
+    report.dataFilesAdded = files.length;
+    report.recordsAdded = rows.count;
+  } else {
+    // Kept between this sync's commits only when a commit and its save both succeed.
+    const kept = tables.keyIndexStore;
+    tables.keyIndexStore = undefined;
+    const store = kept?.indexes(table, binding.dedupKeys)
+      ? kept
+      : new KeyIndexStore(tables.stateDir, table, binding.dedupKeys);
+    let index = await store.open(table);
+    const tombstones = new Uint8Array(rows.count);
+    for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null ? 1 : 0;
+    // Which message of a key wins does not depend on the table; whether it updates or creates
+    // does, and so do the rows it retires: both are found again below on the parent of every
+    // commit attempt. The _op_type written into the data files is the first attempt's.
+    let winners = dedupBatch(hashes!, tombstones, index);
+    let deletes = planDeletes(index, hashes!, winners);
+    const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
+    const rowMessages: number[] = [];
+    for (let w = 0; w < winners.messages.length; w++) {
+      if (winners.ops[w] === OP_DELETE) continue;
+      const i = winners.messages[w]!;
+      rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, hashes);
+      rowMessages.push(i);
+    }
+    const files = await writeRows(tables, table, rowBatch.builder);
+    const planned = index.snapshotId;
+    const upserted = table;
+    const delta = table.newRowDelta().addRows(...files);
+    delta.deleteRowsPlannedOn(async (_base, parent) => {
+      if ((parent?.snapshotId ?? null) !== planned) {
+        // Another writer committed since the index was opened: its rows are live rows too.
+        index = await store.bringTo(index, upserted, parent);
+        winners = dedupBatch(hashes!, tombstones, index);
+        deletes = planDeletes(index, hashes!, winners);
+      }
+      return deletes.files;
+    });
+    await faultPoint("after-data-files");
+    snapshot = await claimOffsets(delta, claim).commit();
+    await faultPoint("after-table-commit");
+    recordCommit(index, hashes!, winners, writtenRows(files, rowMessages), snapshot.snapshotId);
+    await store.save(index);
+    tables.keyIndexStore = store;
+    report.dataFilesAdded = files.length;
+    report.recordsAdded = rowMessages.length;
+    report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
+    report.positionsDeleted = deletes.positionsDeleted;
+    report.duplicatesRetired = deletes.duplicatesRetired;
+    report.keyIndex = store.takeActivity();
+  }
+  // What this sync now claims: where it started, advanced by what it committed. Not the table's
+  // position, which can hold another writer's offsets of partitions this sync is still reading
+  // from where it started: the next batch's claim would then take that writer's messages again.
+  tables.tablePosition = advancePosition(committed, readOffsets, tables.topicIds);
+  report.snapshotId = snapshot.snapshotId.toString();
+  report.durationMs = performance.now() - started;
+  return report;
+}
+
+/** The write settings the job file states (target_file_size_bytes, compression); the others come from the table. */
+function requestedSettings(tables: BindingTables): RequestedWriteSettings {
+  const { targetFileSizeBytes, compression } = tables.job.destination;
+  return { targetFileSizeBytes, compression };
+}
+
+/**
+ * Sets on the table the write settings the job file states where the table says otherwise, before
+ * any file is written, so that other engines' writes and compactions follow the job too.
+ */
+async function recordWriteSettings(tables: BindingTables, table: Table): Promise<void> {
+  const { changes } = resolveWriteSettings(requestedSettings(tables), table.metadata.properties);
+  if (Object.keys(changes).length > 0) await table.setProperties(changes);
+}
+
+async function writeRows(tables: BindingTables, table: Table, builder: ColumnBatchBuilder): Promise<DataFile[]> {
+  if (builder.rowCount === 0) return [];
+  return writeDataFiles(table, builder.build(), requestedSettings(tables));
+}
+
+/** Row r of the k-th file holds the message at rowMessages[sum of earlier files' rows + r]. */
+function writtenRows(files: readonly DataFile[], rowMessages: readonly number[]): WrittenRows[] {
+  let start = 0;
+  return files.map((file) => {
+    const count = Number(file.recordCount);
+    const messages = Uint32Array.from(rowMessages.slice(start, start + count));
+    start += count;
+    return { path: file.filePath, messages };
+  });
+}
+
+async function createTable(tables: BindingTables, name: string, schema: Schema): Promise<Table> {
+  const { job, catalog } = tables;
+  const identifier = { namespace: [job.namespace], name };
+  try {
+    return new Table(
+      catalog,
+      await catalog.createTable(identifier, {
+        schema,
+        spec: unpartitioned,
+        properties: {
+          [TableProperties.FLOE_JOB.key]: job.name,
+          ...writeSettingsProperties(resolveWriteSettings(requestedSettings(tables), {}).settings),
+        },
+      }),
+    );
+  } catch (error) {
+    // The table did not exist when this sync planned: another writer created it meanwhile, and
+    // may have committed to it the messages this sync read.
+    if (!isCatalogError(error, "already-exists")) throw error;
+    throw new ConcurrentSyncError(
+      `${identifierToString(identifier)}: another writer created the table while this sync ran; nothing of this sync was committed to it. Is another floe sync of job ${job.name} running? Run again once it is done.`,
+    );
+  }
+}
+
+/** Dead letters are committed before the binding's table: its offsets must never run ahead of them. */
+async function commitDeadLetters(tables: BindingTables, batch: BindingBatch, readOffsets: TopicPartitionOffsets) {
+  if (tables.deadLetterTable) await recordWriteSettings(tables, tables.deadLetterTable);
+  else tables.deadLetterTable = await createTable(tables, deadLetterTableName(batch.binding.table), DEAD_LETTER_SCHEMA);
+  const table = tables.deadLetterTable;
+  const builder = new ColumnBatchBuilder(currentSchema(table.metadata));
+  const writtenAt = millisToMicros(Date.now());
+  for (const m of batch.rejected) {
+    builder.appendRow({
+      _kafka_key: m.key,
+      _kafka_value: m.value,
+      _kafka_partition: m.partition,
+      _kafka_offset: m.offset,
+      _kafka_timestamp: millisToMicros(m.timestamp),
+      _error_kind: m.reason,
+      _error: m.detail,
+      _floe_timestamp: writtenAt,
+    });
+  }
+  const files = await writeRows(tables, table, builder);
+  const claim: OffsetClaim = {
+    table: table.name,
+    job: tables.job.name,
+    startedFrom: tables.deadLetterPosition,
+    read: readOffsets,
+    topicIds: tables.topicIds,
+  };
+  const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+  // As for the binding's table: this sync's own claim advanced, not the table's position.
+  tables.deadLetterPosition = advancePosition(claim.startedFrom, readOffsets, tables.topicIds);
+  // A resumed dead-letter table commits its position with no bad message: nothing to report.
+  if (batch.rejected.length === 0) return;
+  const reasons: Partial<Record<RejectReason, number>> = {};
+  for (const m of batch.rejected) reasons[m.reason] = (reasons[m.reason] ?? 0) + 1;
+  tables.emit({
+    type: "dead-letters",
+    topic: batch.topic,
+    table: `${tables.job.namespace}.${deadLetterTableName(batch.binding.table)}`,
+    count: batch.rejected.length,
+    reasons,
+    snapshotId: snapshot.snapshotId.toString(),
+  });
+}

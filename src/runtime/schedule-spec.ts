@@ -1,0 +1,31 @@
+// The schedule presets the UI offers, and the next run times of a schedule as the job file's
+// `schedule:` reads it (job/schedule.ts).
+import { parseSchedule } from "../job/schedule.ts";
+
+export const SCHEDULE_PRESETS: readonly { label: string; schedule: string }[] = [
+  { label: "every minute", schedule: "* * * * *" },
+  { label: "every hour", schedule: "0 * * * *" },
+  { label: "every day", schedule: "0 0 * * *" },
+  { label: "every week", schedule: "0 0 * * 1" },
+];
+
+/** The next `count` run times after `from`, or why the schedule is not one. */
+export function previewSchedule(
+  text: string,
+  count: number,
+  from = Date.now(),
+): { error: string | null; next: Date[] } {
+  let schedule: ReturnType<typeof parseSchedule>;
+  try {
+    schedule = parseSchedule(text);
+  } catch (error) {
+    return { error: (error as Error).message, next: [] };
+  }
+  const next: Date[] = [];
+  let at = from;
+  for (let i = 0; i < count; i++) {
+    at = schedule.next(at);
+    next.push(new Date(at));
+  }
+  return { error: null, next };
+}

@@ -1,0 +1,122 @@
+// What happened to a key index since it was last saved, in order: the body of a journal frame
+// (key-index-journal.ts), so that saving after a commit writes the keys that commit touched, not
+// the whole index.
+//
+// Three operations change which row is a key's live row, and replaying them in order on the index
+// as saved gives the index as it is now:
+//   upsert       words: UPSERT, key hash (4), path reference, row position low, high
+//   remove       words: REMOVE, key hash (4)
+//   remove file  words: REMOVE_FILE, path reference
+// A path reference is an index into `paths`, the data files named so far. Paths, not the index's
+// file ordinals: an ordinal is handed out again once its file is gone, so a logged ordinal could
+// name a later file by the time the log is written.
+import { KEY_HASH_WORDS } from "./key-hash.ts";
+import type { KeyIndex } from "./key-index.ts";
+
+const UPSERT = 1;
+const REMOVE = 2;
+const REMOVE_FILE = 3;
+const UPSERT_WORDS = 2 + KEY_HASH_WORDS + 2;
+const REMOVE_WORDS = 1 + KEY_HASH_WORDS;
+const REMOVE_FILE_WORDS = 2;
+const TWO_32 = 2 ** 32;
+
+export class KeyIndexChanges {
+  /** The data files that the operations name, by path reference. */
+  readonly paths: string[] = [];
+  #references = new Map<string, number>();
+  #words = new Uint32Array(1024);
+  #length = 0;
+  // A commit's rows are upserted file by file: most upserts name the path the previous one did.
+  #lastPath: string | undefined;
+  #lastReference = 0;
+
+  /** The operations' words, in order. */
+  get words(): Uint32Array {
+    return this.#words.subarray(0, this.#length);
+  }
+
+  /** Bytes the operations and paths take in a journal frame, near enough to decide whether to write one. */
+  get byteLength(): number {
+    let bytes = this.#length * 4;
+    for (const path of this.paths) bytes += 4 + path.length * 3;
+    return bytes;
+  }
+
+  upsert(hashes: Uint32Array, at: number, path: string, position: number): void {
+    const reference = this.#reference(path);
+    const w = this.#reserve(UPSERT_WORDS);
+    const words = this.#words;
+    words[w] = UPSERT;
+    for (let i = 0; i < KEY_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
+    words[w + 5] = reference;
+    words[w + 6] = position >>> 0;
+    words[w + 7] = Math.floor(position / TWO_32);
+  }
+
+  remove(hashes: Uint32Array, at: number): void {
+    const w = this.#reserve(REMOVE_WORDS);
+    const words = this.#words;
+    words[w] = REMOVE;
+    for (let i = 0; i < KEY_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
+  }
+
+  removeFile(path: string): void {
+    const reference = this.#reference(path);
+    const w = this.#reserve(REMOVE_FILE_WORDS);
+    this.#words[w] = REMOVE_FILE;
+    this.#words[w + 1] = reference;
+  }
+
+  #reference(path: string): number {
+    if (path === this.#lastPath) return this.#lastReference;
+    let reference = this.#references.get(path);
+    if (reference === undefined) {
+      reference = this.paths.length;
+      this.paths.push(path);
+      this.#references.set(path, reference);
+    }
+    this.#lastPath = path;
+    this.#lastReference = reference;
+    return reference;
+  }
+
+  #reserve(words: number): number {
+    const at = this.#length;
+    if (at + words > this.#words.length) {
+      const larger = new Uint32Array(Math.max(this.#words.length * 2, at + words));
+      larger.set(this.#words);
+      this.#words = larger;
+    }
+    this.#length = at + words;
+    return at;
+  }
+}
+
+/**
+ * Replays logged operations on `index`. Throws a RangeError on words that no KeyIndexChanges
+ * writes (an unknown operation, a path reference outside `paths`, a cut-off operation), having
+ * applied the operations before them: the caller drops the index.
+ */
+export function applyChanges(index: KeyIndex, paths: readonly string[], words: Uint32Array): void {
+  const hash = new Uint32Array(KEY_HASH_WORDS);
+  const pathOf = (reference: number) => {
+    const path = paths[reference];
+    if (path === undefined) throw new RangeError(`path reference ${reference} of ${paths.length}`);
+    return path;
+  };
+  for (let w = 0; w < words.length; ) {
+    const op = words[w]!;
+    const size =
+      op === UPSERT ? UPSERT_WORDS : op === REMOVE ? REMOVE_WORDS : op === REMOVE_FILE ? REMOVE_FILE_WORDS : 0;
+    if (size === 0 || w + size > words.length) throw new RangeError(`operation ${op} at word ${w} of ${words.length}`);
+    if (op === REMOVE_FILE) {
+      index.removeFile(pathOf(words[w + 1]!));
+    } else {
+      for (let i = 0; i < KEY_HASH_WORDS; i++) hash[i] = words[w + 1 + i]!;
+      if (op === REMOVE) index.remove(hash, 0);
+      else index.upsert(hash, 0, index.files.intern(pathOf(words[w + 5]!)), words[w + 7]! * TWO_32 + words[w + 6]!);
+    }
+    w += size;
+  }
+}
