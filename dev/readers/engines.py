@@ -13,6 +13,7 @@ Every read goes back to the catalog: tests read, let floe commit, and read again
 engine may answer from a cached snapshot.
 """
 
+import fcntl
 import glob
 import json
 import os
@@ -84,16 +85,23 @@ def connect_duckdb(directory: str) -> duckdb.DuckDBPyConnection:
         }
     )
     con.execute("SET TimeZone = 'UTC'")
-    for name, package in _DUCKDB_EXTENSIONS.items():
-        _install_duckdb_extension(con, name, _package_extension(package))
+    # DuckDB locks an install's temporary file and fails, rather than waits, when another
+    # connection installs the same extension at that moment: reader processes of test files that
+    # run side by side (and engines that start on threads of one process) take turns here. flock
+    # locks an open file description, so it orders threads of one process as well as processes.
+    with open(os.path.join(directory, "install.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for name, package in _DUCKDB_EXTENSIONS.items():
+            _install_duckdb_extension(con, name, _package_extension(package))
+    for name in _DUCKDB_EXTENSIONS:
         con.execute(f"LOAD {name}")
     return con
 
 
 def _install_duckdb_extension(con: duckdb.DuckDBPyConnection, name: str, source: str) -> None:
     """Installs the package's file unless the extension directory holds a copy of it already.
-    DuckDB installs through a temporary file renamed into place, so reader processes that start
-    together, or one that has the previous file loaded, see a whole file either way."""
+    DuckDB installs through a temporary file renamed into place, so a reader that has the previous
+    file loaded keeps a whole file; connect_duckdb holds the install lock around this."""
     installed = con.execute(
         "SELECT install_path, installed_from FROM duckdb_extensions() WHERE extension_name = ? AND installed",
         [name],

@@ -4,7 +4,7 @@
 // before and after Spark deletes a row with a v3 deletion vector. DuckDB's extensions and
 // secrets in the user's home take no part.
 import { deepStrictEqual, ok } from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -139,6 +139,35 @@ describe("verification readers", () => {
 
   test("DuckDB loads the extensions of the pip packages from its own directory, offline", async () => {
     await assertDuckDBExtensions(readers);
+  });
+
+  test("reader processes that start together on an empty extension directory all connect", async () => {
+    // Test files run side by side, each with its reader process; DuckDB fails, rather than
+    // waits, when two connections install an extension into one directory at once.
+    const directory = join(scratch, "duckdb-together");
+    const engines = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dev", "readers");
+    const connect = [
+      "import sys",
+      `sys.path.insert(0, ${JSON.stringify(engines)})`,
+      "import engines",
+      `print(engines.connect_duckdb(${JSON.stringify(directory)}).execute("SELECT 42").fetchone()[0])`,
+    ].join("\n");
+    const runs = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<{ code: number | null; output: string }>((resolve) => {
+            const child = spawn(readerEnv.python, ["-c", connect], { stdio: ["ignore", "pipe", "pipe"] });
+            let output = "";
+            child.stdout.on("data", (chunk) => (output += chunk));
+            child.stderr.on("data", (chunk) => (output += chunk));
+            child.on("close", (code) => resolve({ code, output }));
+          }),
+      ),
+    );
+    for (const run of runs) {
+      deepStrictEqual({ code: run.code, output: run.output.trim().split("\n").at(-1) }, { code: 0, output: "42" });
+    }
   });
 
   test("a HOME with DuckDB extensions and secrets of its own changes nothing", async () => {
