@@ -1,20 +1,31 @@
 // The upsert key index is a cache of the table, never the truth: a sync
 // must end with the same rows whatever state the index file is in. Against the REST catalog,
 // an upsert stream (dedup on _kafka_key, tombstones delete) over 3 partitions is synced while
-// the index is made stale (the file of an earlier sync put back: a sync killed between its
-// commit and saving the index), the table is compacted by Spark's rewrite_data_files (another
+// the index is made stale (the file and journal of an earlier sync put back: a sync killed
+// between its commit and saving the index), its journal is torn and overwritten, the table is compacted by Spark's rewrite_data_files (another
 // writer: files removed and added, no floe offsets in its snapshot), the index is deleted,
-// and it is overwritten with garbage. After every sync the table equals the model: values, key,
+// and it is overwritten with garbage. A sync after the first appends its changes to the journal
+// and leaves the index file as it was. After every sync the table equals the model: values, key,
 // partition, offset and _op_type (c for a key new to the table, u for one it had), and the
 // report's records added and positions deleted are the model's.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Engine, type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import type { KeyIndexActivity } from "../../src/pipeline/key-index-store.ts";
 import { buildJob } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 import { modelColumns, OffsetCounter, produceExactly, Random, UpsertModel } from "../helpers/sync-model.ts";
@@ -28,6 +39,7 @@ const name = `keyindex_${run}`;
 const namespace = `${name}_topics`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-keyindex-"));
 const saved = join(stateDir, "saved");
+const savedJournal = join(stateDir, "saved-journal");
 
 const job = buildJob(
   {
@@ -64,7 +76,33 @@ function indexFile(): string {
   return join(stateDir, files[0]!);
 }
 
-async function syncAndCheck(step: string, engines: readonly Engine[] = ["duckdb"]) {
+function journalFile(): string {
+  return `${indexFile()}.journal`;
+}
+
+/** Copies the index file and its journal (when there is one) aside. */
+function saveIndex(): void {
+  copyFileSync(indexFile(), saved);
+  rmSync(savedJournal, { force: true });
+  if (existsSync(journalFile())) copyFileSync(journalFile(), savedJournal);
+}
+
+/** Puts back what saveIndex copied aside, the journal's absence included. */
+function restoreIndex(): void {
+  copyFileSync(saved, indexFile());
+  rmSync(journalFile(), { force: true });
+  if (existsSync(savedJournal)) copyFileSync(savedJournal, journalFile());
+}
+
+/**
+ * One sync of 400 messages, checked against the model; `how` is how the sync brought the key
+ * index to the table's snapshot (nothing for the first commit of a table).
+ */
+async function syncAndCheck(
+  step: string,
+  how: KeyIndexActivity["how"] | undefined,
+  engines: readonly Engine[] = ["duckdb"],
+) {
   const messages = counter.assign(
     Array.from({ length: 400 }, () => {
       const k = random.int(150);
@@ -82,6 +120,11 @@ async function syncAndCheck(step: string, engines: readonly Engine[] = ["duckdb"
     [figures.messagesRead, figures.recordsAdded, figures.positionsDeleted],
     `${step}: report (FLOE_SEED=${seed})`,
   );
+  assert.deepEqual(
+    t.keyIndex?.map((a) => a.how),
+    how === undefined ? [] : [how],
+    `${step}: how the key index was brought to the table`,
+  );
   for (const engine of engines) {
     const rows = await readers.rows(engine, restTable(namespace, "kv"), {
       columns: modelColumns(columns),
@@ -92,12 +135,24 @@ async function syncAndCheck(step: string, engines: readonly Engine[] = ["duckdb"
 }
 
 test(`a stale, missing or corrupt key index, or a compaction by Spark, changes nothing in what a sync writes (FLOE_SEED=${seed})`, async () => {
-  await syncAndCheck("first sync");
-  copyFileSync(indexFile(), saved);
-  await syncAndCheck("second sync");
+  await syncAndCheck("first sync", undefined);
+  saveIndex();
+  const firstIndexBytes = readFileSync(indexFile());
+  const firstJournalBytes = existsSync(journalFile()) ? readFileSync(journalFile()).length : 0;
+  await syncAndCheck("second sync", "loaded");
+  // The second commit's changes went to the journal; the index file is as the first sync wrote it.
+  assert.deepEqual(readFileSync(indexFile()), firstIndexBytes, "the index file is not rewritten by the second sync");
+  assert.ok(readFileSync(journalFile()).length > firstJournalBytes, "the second sync appended to the journal");
   // As if the second sync had been killed between its commit and saving the index.
-  copyFileSync(saved, indexFile());
-  await syncAndCheck("index one snapshot behind");
+  restoreIndex();
+  await syncAndCheck("index one snapshot behind", "caught-up");
+
+  // A frame that a crash cut short: the frames before it stand, the catch-up covers the rest.
+  await syncAndCheck("journal of several frames", "loaded");
+  truncateSync(journalFile(), readFileSync(journalFile()).length - 7);
+  await syncAndCheck("journal torn", "caught-up");
+  writeFileSync(journalFile(), Buffer.from("not a key index journal"));
+  await syncAndCheck("journal overwritten with garbage", "caught-up");
 
   const [rewrite] = await readers.spark(
     `CALL rest.system.rewrite_data_files(table => '${namespace}.kv', options => map('min-input-files','2'))`,
@@ -106,13 +161,13 @@ test(`a stale, missing or corrupt key index, or a compaction by Spark, changes n
     Number(rewrite?.rewritten_data_files_count) >= 2,
     `Spark compacted: ${JSON.stringify(rewrite, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
   );
-  await syncAndCheck("after Spark's rewrite_data_files", readers.engines);
+  await syncAndCheck("after Spark's rewrite_data_files", "caught-up", readers.engines);
 
   rmSync(indexFile());
-  await syncAndCheck("index deleted");
+  await syncAndCheck("index deleted", "rebuilt");
   writeFileSync(indexFile(), Buffer.from("not a key index"));
-  await syncAndCheck("index overwritten with garbage");
-  // Saved before the compaction, four snapshots ago.
-  copyFileSync(saved, indexFile());
-  await syncAndCheck("index from before the compaction", readers.engines);
+  await syncAndCheck("index overwritten with garbage", "rebuilt");
+  // Saved before the compaction, several snapshots ago.
+  restoreIndex();
+  await syncAndCheck("index from before the compaction", "caught-up", readers.engines);
 });
