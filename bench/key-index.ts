@@ -1,5 +1,7 @@
 // Key index benchmark: how fast keys hash, and how fast the index inserts, finds, saves and loads at
-// 1M and 10M keys, with its memory per key; then one upsert batch (dedup + delete plan + commit).
+// 1M and 10M keys, with its memory per key; what saving one commit's changes costs, written whole
+// and appended to the journal, and loading with the journal replayed; then one upsert batch
+// (dedup + delete plan + commit).
 //
 //   node bench/key-index.ts [keys ...]     default: 1000000 10000000
 //
@@ -13,6 +15,12 @@ import { dedupBatch } from "../src/upsert/batch-dedup.ts";
 import { hashKey, KEY_HASH_WORDS, keyHashes } from "../src/upsert/key-hash.ts";
 import { KeyIndex } from "../src/upsert/key-index.ts";
 import { loadKeyIndex, saveKeyIndex } from "../src/upsert/key-index-file.ts";
+import {
+  appendKeyIndexChanges,
+  journalPath,
+  loadJournaledKeyIndex,
+  saveWholeKeyIndex,
+} from "../src/upsert/key-index-journal.ts";
 import { planDeletes, recordCommit } from "../src/upsert/plan-deletes.ts";
 
 const ROWS_PER_FILE = 100_000;
@@ -114,6 +122,42 @@ async function benchIndex(keys: number, dir: string): Promise<void> {
   );
 }
 
+/**
+ * Saving one commit of `commitKeys` upserts (half of them keys the index has) into an index of
+ * `keys` keys: the whole index written, against the commit's changes appended to the journal.
+ */
+async function benchJournal(keys: number, commitKeys: number, dir: string): Promise<void> {
+  const hashes = randomHashes(keys, 2468);
+  const fresh = randomHashes(commitKeys, 1357);
+  const index = indexOf(hashes);
+  const path = join(dir, `journal-${keys}.fkix`);
+  const saved = await saveWholeKeyIndex(index, path);
+  const file = index.files.intern("s3://warehouse/db/t/data/commit-2.parquet");
+  for (let i = 0; i < commitKeys; i++) {
+    if (i % 2 === 0) index.upsert(hashes, (i * 7919) % keys, file, i);
+    else index.upsert(fresh, i, file, i);
+  }
+  index.snapshotId = 2n;
+  const append = await measure(() => appendKeyIndexChanges(saved, path));
+  const journalBytes = (await stat(journalPath(path))).size;
+  const whole = await measure(() => saveKeyIndex(index, join(dir, `whole-${keys}.fkix`)));
+  const wholeBytes = (await stat(join(dir, `whole-${keys}.fkix`))).size;
+  const load = await measure(() => loadJournaledKeyIndex(path, "bench"));
+  const loaded = load.result?.index;
+  if (loaded?.size !== index.size || loaded.snapshotId !== 2n) {
+    throw new Error(`journal replay gave ${loaded?.size} keys at ${loaded?.snapshotId}, not ${index.size} at 2`);
+  }
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+  console.log(
+    [
+      `one commit of ${commitKeys / 1e3}k upserts into ${keys / 1e6}M keys:`,
+      `whole save ${duration(whole)}, ${kib(wholeBytes)}`,
+      `journal append ${duration(append)}, ${kib(journalBytes)}`,
+      `load with the journal replayed ${duration(load)}`,
+    ].join("\n  "),
+  );
+}
+
 /** One sync's batch against an index of `keys` keys: half the messages update keys the table has. */
 async function benchBatch(keys: number, messages: number): Promise<void> {
   const known = randomHashes(keys, 4242);
@@ -145,6 +189,7 @@ const dir = await mkdtemp(join(tmpdir(), "floe-bench-"));
 try {
   await benchHash();
   for (const keys of sizes.length > 0 ? sizes : [1_000_000, 10_000_000]) await benchIndex(keys, dir);
+  for (const keys of sizes.length > 0 ? sizes : [1_000_000, 10_000_000]) await benchJournal(keys, 50_000, dir);
   await benchBatch(10_000_000, 1_000_000);
 } finally {
   await rm(dir, { recursive: true, force: true });
