@@ -37,6 +37,7 @@ import { type DedupKey, dedupKeyText } from "../job/dedup-key.ts";
 import { CatchUp, type CatchUpReport, type DataFileKeys, type DeletedRows } from "../upsert/catch-up.ts";
 import { KEY_HASH_WORDS, keyHashes, parseKeyHash } from "../upsert/key-hash.ts";
 import { KeyIndex } from "../upsert/key-index.ts";
+import { KeyIndexChanges } from "../upsert/key-index-changes.ts";
 import {
   appendKeyIndexChanges,
   frameBytes,
@@ -98,7 +99,7 @@ export class KeyIndexStore {
    * one, else the one saved on disk, caught up.
    */
   async open(table: Table): Promise<KeyIndex> {
-    this.#saved ??= await loadJournaledKeyIndex(this.path, this.#scope);
+    this.#saved ??= this.#recording(await loadJournaledKeyIndex(this.path, this.#scope));
     return this.bringTo(this.#saved?.index, table, currentSnapshot(table.metadata));
   }
 
@@ -183,16 +184,26 @@ export class KeyIndexStore {
     const saved = this.#saved;
     this.#saved = undefined;
     const changes = index.changes;
-    if (saved?.index === index && changes) {
-      const limit = Math.max(JOURNAL_MIN_BYTES, saved.file.byteLength * JOURNAL_SHARE);
-      if (saved.journalBytes + frameBytes(changes) <= limit) {
-        this.#saved = await appendKeyIndexChanges(saved, this.path);
+    if (saved?.index === index && changes && !changes.full) {
+      if (saved.journalBytes + frameBytes(changes) <= journalLimit(saved)) {
+        this.#saved = this.#recording(await appendKeyIndexChanges(saved, this.path));
         return;
       }
     }
     await mkdir(dirname(this.path), { recursive: true });
-    this.#saved = await saveWholeKeyIndex(index, this.path);
+    this.#saved = this.#recording(await saveWholeKeyIndex(index, this.path));
   }
+
+  /** `saved`, its index recording changes up to what its journal has room for. */
+  #recording(saved: SavedKeyIndex | undefined): SavedKeyIndex | undefined {
+    if (saved) saved.index.changes = new KeyIndexChanges(journalLimit(saved) - saved.journalBytes);
+    return saved;
+  }
+}
+
+/** The bytes the journal of `saved` may reach before the index is written whole instead. */
+function journalLimit(saved: SavedKeyIndex): number {
+  return Math.max(JOURNAL_MIN_BYTES, saved.file.byteLength * JOURNAL_SHARE);
 }
 
 /**

@@ -10,6 +10,10 @@
 // A path reference is an index into `paths`, the data files named so far. Paths, not the index's
 // file ordinals: an ordinal is handed out again once its file is gone, so a logged ordinal could
 // name a later file by the time the log is written.
+//
+// A log has room for a number of bytes; past it, it stops and says it is full (the caller then
+// writes the whole index), so that a catch-up that re-keys a compacted table of millions of rows
+// does not hold a log as large as the index.
 import { KEY_HASH_WORDS } from "./key-hash.ts";
 import type { KeyIndex } from "./key-index.ts";
 
@@ -27,9 +31,22 @@ export class KeyIndexChanges {
   #references = new Map<string, number>();
   #words = new Uint32Array(1024);
   #length = 0;
+  #pathBytes = 0;
+  readonly #room: number;
+  #full = false;
   // A commit's rows are upserted file by file: most upserts name the path the previous one did.
   #lastPath: string | undefined;
   #lastReference = 0;
+
+  /** `room`: the bytes (byteLength) the log may take before it stops recording. */
+  constructor(room = Number.POSITIVE_INFINITY) {
+    this.#room = room;
+  }
+
+  /** Whether the log ran out of room and dropped what it held: only a whole save records the index now. */
+  get full(): boolean {
+    return this.#full;
+  }
 
   /** The operations' words, in order. */
   get words(): Uint32Array {
@@ -38,14 +55,14 @@ export class KeyIndexChanges {
 
   /** Bytes the operations and paths take in a journal frame, near enough to decide whether to write one. */
   get byteLength(): number {
-    let bytes = this.#length * 4;
-    for (const path of this.paths) bytes += 4 + path.length * 3;
-    return bytes;
+    return this.#length * 4 + this.#pathBytes;
   }
 
   upsert(hashes: Uint32Array, at: number, path: string, position: number): void {
+    if (this.#full) return;
     const reference = this.#reference(path);
     const w = this.#reserve(UPSERT_WORDS);
+    if (w < 0) return;
     const words = this.#words;
     words[w] = UPSERT;
     for (let i = 0; i < KEY_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
@@ -55,15 +72,19 @@ export class KeyIndexChanges {
   }
 
   remove(hashes: Uint32Array, at: number): void {
+    if (this.#full) return;
     const w = this.#reserve(REMOVE_WORDS);
+    if (w < 0) return;
     const words = this.#words;
     words[w] = REMOVE;
     for (let i = 0; i < KEY_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
   }
 
   removeFile(path: string): void {
+    if (this.#full) return;
     const reference = this.#reference(path);
     const w = this.#reserve(REMOVE_FILE_WORDS);
+    if (w < 0) return;
     this.#words[w] = REMOVE_FILE;
     this.#words[w + 1] = reference;
   }
@@ -74,6 +95,8 @@ export class KeyIndexChanges {
     if (reference === undefined) {
       reference = this.paths.length;
       this.paths.push(path);
+      // A frame stores a path as its UTF-8 bytes, at most three per UTF-16 unit, after a length word.
+      this.#pathBytes += 4 + path.length * 3;
       this.#references.set(path, reference);
     }
     this.#lastPath = path;
@@ -81,8 +104,19 @@ export class KeyIndexChanges {
     return reference;
   }
 
+  /** Where `words` more words go, or -1 when they would pass the room: the log is then full and empty. */
   #reserve(words: number): number {
     const at = this.#length;
+    if ((at + words) * 4 + this.#pathBytes > this.#room) {
+      this.#full = true;
+      this.#words = new Uint32Array(0);
+      this.#length = 0;
+      this.paths.length = 0;
+      this.#references.clear();
+      this.#pathBytes = 0;
+      this.#lastPath = undefined;
+      return -1;
+    }
     if (at + words > this.#words.length) {
       const larger = new Uint32Array(Math.max(this.#words.length * 2, at + words));
       larger.set(this.#words);

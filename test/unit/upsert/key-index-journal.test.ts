@@ -91,6 +91,26 @@ describe("key index journal", () => {
     assert.deepEqual(contents(index).rows, ["k2 b.parquet#5"]);
   });
 
+  test("a log past its room says it is full and drops what it held; the index changes all the same", () => {
+    const index = new KeyIndex(SCOPE, 1n);
+    const log = new KeyIndexChanges(1000);
+    index.changes = log;
+    const file = index.files.intern("a.parquet");
+    let logged = 0;
+    for (let k = 0; k < 100; k++) {
+      index.upsert(hashes, k, file, k);
+      if (!log.full) logged = k + 1;
+    }
+    // Each upsert takes 32 bytes, after the path's 4 + 3 per character: 30 fit in 1,000 bytes.
+    assert.equal(logged, 30);
+    assert.ok(log.full);
+    assert.deepEqual([log.words.length, log.paths.length, log.byteLength], [0, 0, 0]);
+    index.remove(hashes, 0);
+    index.removeFile("a.parquet");
+    assert.deepEqual([log.words.length, log.paths.length], [0, 0], "a full log records nothing more");
+    assert.equal(index.size, 0);
+  });
+
   test("saves append a frame each; a load replays them all, and the index file is written once", async () => {
     const path = join(dir, "append.keyindex");
     const random = new Random(11);
