@@ -6,6 +6,7 @@
 //
 //   node bench/sync.ts [--messages 1000000] [--partitions 4] [--threads 4] [--modes append,upsert]
 //                      [--runs 1] [--size 150] [--max-messages-per-commit 250000] [--profile <dir>]
+//                      [--max-bytes-per-commit 33554432]
 //                      [--warehouse local|s3]
 //
 // Produces `messages` orders-like JSON values of about `size` bytes to a topic named after the
@@ -33,10 +34,10 @@ import { bootstrapServers } from "../dev/kafka.ts";
 import { type Readers, restS3Table, startReaders, type TableRef } from "../dev/readers.ts";
 import { restS3Catalog } from "../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../dev/services/minio.ts";
+import { DEFAULT_COMMIT } from "../src/job/commit-policy.ts";
 import { parseJob } from "../src/job/load-job.ts";
 import { withConnections } from "../src/pipeline/connect.ts";
 import { runSync } from "../src/pipeline/sync.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT } from "../src/pipeline/sync-options.ts";
 import { ensureBenchTopic } from "./bench-topic.ts";
 import { order } from "./orders.ts";
 
@@ -50,7 +51,8 @@ const { values } = parseArgs({
     size: { type: "string", default: "150" },
     profile: { type: "string" },
     warehouse: { type: "string", default: "local" },
-    "max-messages-per-commit": { type: "string", default: String(DEFAULT_MAX_MESSAGES_PER_COMMIT) },
+    "max-messages-per-commit": { type: "string", default: String(DEFAULT_COMMIT.maxMessages) },
+    "max-bytes-per-commit": { type: "string", default: String(DEFAULT_COMMIT.maxBytes) },
     bootstrap: { type: "string", default: bootstrapServers },
     // Internal: one measured sync in this process, its figures printed as JSON.
     "sync-once": { type: "string" },
@@ -171,6 +173,7 @@ function argv(): string[] {
     "size",
     "bootstrap",
     "max-messages-per-commit",
+    "max-bytes-per-commit",
     "warehouse",
   ] as const;
   return passed.flatMap((name) => [`--${name}`, String(values[name])]);
@@ -197,6 +200,7 @@ source:
 destination:
   iceberg:
     ${destination}
+commit: {max_messages: ${values["max-messages-per-commit"]}, max_bytes: ${values["max-bytes-per-commit"]}}
 streams:
   ${topic}: {mode: ${mode}, table: orders${mode === "upsert" ? ", dedup_keys: [id]" : ""}}
 `,
@@ -217,7 +221,6 @@ streams:
     const report = await withConnections(job, (connections) =>
       runSync(job, connections, {
         stateDir: join(dir, "state"),
-        maxMessagesPerCommit: Number(values["max-messages-per-commit"]),
         onEvent(event) {
           const now = performance.now();
           if (event.type === "planned") marks.planned = marks.read = now;

@@ -86,7 +86,11 @@ export function registerRun(command: Command): void {
         "for a table that holds rows but no Kafka position floe can trust (snapshots expired before floe kept it as a table property, rolled back, written by another engine): resume from the group's offsets (else the log start), the log start, or the log end; recorded in the next commit",
       ).choices(RESUME_FROM_CHOICES),
     )
-    .option("--max-messages-per-commit <n>", "commit every table at least every n messages read", positiveInteger)
+    .option(
+      "--max-messages-per-commit <n>",
+      "commit every table at least every n messages read (default: each job file's commit.max_messages)",
+      positiveInteger,
+    )
     .addHelpText(
       "after",
       `

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadJob } from "../job/load-job.ts";
-import { DEFAULT_MAX_MESSAGES_PER_COMMIT, type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
+import { type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
 import { acquireJobLock, type JobLock } from "../runtime/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../runtime/logger.ts";
 import { jobStateDir, runStorePath, stateRoot } from "../runtime/state-paths.ts";
@@ -40,7 +40,7 @@ export function registerSync(command: Command): void {
     )
     .option(
       "--max-messages-per-commit <n>",
-      `commit every table at least every n messages read (default ${DEFAULT_MAX_MESSAGES_PER_COMMIT})`,
+      "commit every table at least every n messages read (default: the job file's commit.max_messages, 250000)",
       positiveInteger,
     )
     .option(

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
+import { commitPolicySchema } from "./commit-policy.ts";
 import { type DedupKey, parseDedupKey } from "./dedup-key.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
 import {
@@ -238,6 +239,7 @@ export const jobFileSchema = z
     schedule: schedule.optional(),
     alerts: alerts.optional(),
     maintenance: maintenanceSchema,
+    commit: commitPolicySchema,
     history_days: z
       .number()
       .positive()
@@ -330,6 +332,7 @@ export const jobFileSchema = z
       alerts: { webhook: job.alerts?.webhook },
       historyDays: job.history_days,
       maintenance: job.maintenance,
+      commit: job.commit,
     };
   });
 

@@ -7,7 +7,9 @@
 // A binding is one topic to one table: its mode, dedup keys, format and the rest. The job file
 // writes them under `streams:` (per topic) and `default_stream:` (for the topics a pattern
 // selects); the file's keys keep those names, the model calls them bindings.
+
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
+import type { CommitPolicy } from "./commit-policy.ts";
 import type { DedupKey } from "./dedup-key.ts";
 import type { Destination } from "./destination.ts";
 import type { MaintenancePolicy } from "./maintenance.ts";
@@ -40,6 +42,8 @@ export interface Job {
   readonly historyDays: number;
   /** What `floe maintain` and the scheduler's passes do to the job's tables. */
   readonly maintenance: MaintenancePolicy;
+  /** When a sync that is still reading commits what it has read so far. */
+  readonly commit: CommitPolicy;
 }
 
 export const BINDING_MODES = ["upsert", "append"] as const;

@@ -1,7 +1,7 @@
 // The write step of a sync: the messages read so far, one batch per binding, committed in
 // rounds. Each round writes every binding's tables (write-binding.ts) with the offsets read up
-// to then, and starts new batches: a commit lands at least every maxMessagesPerCommit messages
-// read, so that memory stays bounded and a long sync that dies keeps what it committed.
+// to then, and starts new batches: the read step commits a round whenever the job's commit:
+// limits are reached, so that memory stays bounded and a long sync that dies keeps what it committed.
 
 import type { Catalog } from "../iceberg/catalog/catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
@@ -22,8 +22,8 @@ export class CommitRounds {
   readonly #tables: Map<string, BindingTables>;
   readonly #decoders: RegistryDecoders | undefined;
   #batches: Map<string, BindingBatch>;
-  /** Messages read since the last round. */
-  #buffered = 0;
+  /** Messages, and bytes of their keys and values, read since the last round. */
+  #buffered = { messages: 0, bytes: 0 };
 
   constructor(job: Job, catalog: Catalog, plan: SyncPlan, stateDir: string, emit: (event: SyncEventBody) => void) {
     this.#plan = plan;
@@ -69,15 +69,16 @@ export class CommitRounds {
     return this.#batches.get(topic)!;
   }
 
-  /** Records that `partition` of `topic` was read up to `nextOffset`, `messages` more of them. */
-  markRead(topic: string, partition: number, nextOffset: bigint, messages = 0): void {
+  /** Records that `partition` of `topic` was read up to `nextOffset`: `messages` more of them, of `bytes`. */
+  markRead(topic: string, partition: number, nextOffset: bigint, messages = 0, bytes = 0): void {
     const offsets = this.delivered.get(topic) ?? new Map<number, bigint>();
     offsets.set(partition, nextOffset);
     this.delivered.set(topic, offsets);
-    this.#buffered += messages;
+    this.#buffered.messages += messages;
+    this.#buffered.bytes += bytes;
   }
 
-  get buffered(): number {
+  get buffered(): { readonly messages: number; readonly bytes: number } {
     return this.#buffered;
   }
 
@@ -89,7 +90,7 @@ export class CommitRounds {
       await writeBinding(this.#tables.get(topic)!, this.#batches.get(topic)!, readOffsets);
     }
     this.#batches = this.#newBatches();
-    this.#buffered = 0;
+    this.#buffered = { messages: 0, bytes: 0 };
   }
 
   #newBatches(): Map<string, BindingBatch> {

@@ -18,17 +18,13 @@ export interface SyncOptions {
   resumeFrom?: ResumeFrom;
   /** Stops reading; what was read is committed. */
   signal?: AbortSignal;
-  /** A commit lands at least every this many messages read (default 250,000). */
+  /** Overrides the job's commit.max_messages for this sync (the flag of `floe sync` and `floe run`). */
   maxMessagesPerCommit?: number;
   /** The run's id; a new one when absent. */
   runId?: string;
   /** Every event of the run, in order, as it happens. */
   onEvent?: (event: SyncEvent) => void;
 }
-
-// Measured with bench/sync.ts (1M messages of ~150 bytes): 100k, 250k and 500k messages per
-// commit sync at the same rate, with peak RSS of about 560, 720 and 960 MB (append).
-export const DEFAULT_MAX_MESSAGES_PER_COMMIT = 250_000;
 
 /** The options a person chooses for every sync of a command (its flags); the rest the command's own code sets. */
 const SYNC_CHOICES = ["acceptDataLoss", "resumeFrom", "maxMessagesPerCommit"] as const;

@@ -59,6 +59,10 @@ export const jobRecord = z.strictObject({
   default_stream: defaultStreamSchema.optional(),
   alerts: z.looseObject({}).optional().describe("As the job file's alerts: {webhook: URL} (a secret)."),
   history_days: z.number().optional().describe("As the job file's history_days."),
+  commit: z
+    .looseObject({})
+    .optional()
+    .describe("As the job file's commit: {max_messages, max_bytes}, when a sync commits what it has read."),
 });
 
 export type Kind = "source" | "destination" | "job";
@@ -125,7 +129,9 @@ export function compose(job: Doc, source: Doc, destination: Doc): Doc {
   return {
     name: job["name"],
     ...Object.fromEntries(
-      ["schedule", "alerts", "history_days"].flatMap((k) => (k in shape && job[k] !== undefined ? [[k, job[k]]] : [])),
+      ["schedule", "alerts", "history_days", "commit"].flatMap((k) =>
+        k in shape && job[k] !== undefined ? [[k, job[k]]] : [],
+      ),
     ),
     source: { kafka: { ...(source["kafka"] as Doc), ...reading } },
     destination: { iceberg },

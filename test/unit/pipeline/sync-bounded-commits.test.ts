@@ -1,4 +1,5 @@
-// A long sync commits every table at least every maxMessagesPerCommit messages read, each
+// A long sync commits every table as soon as the job's commit: limits (messages or bytes read)
+// are reached, or the --max-messages-per-commit override, each
 // commit with the offsets reached so far, so that memory stays bounded and a sync that dies
 // keeps what it committed.
 import assert from "node:assert/strict";
@@ -59,4 +60,43 @@ test("commits land every 100 messages, each table's snapshot carrying the offset
   );
   const keys = report.tables.find((t) => t.topic === "keys")!;
   assert.equal(keys.recordsAdded - keys.positionsDeleted, 30, "every row added beyond one per key was retired");
+});
+
+test("the job's commit.max_bytes commits a round once the keys and values read reach it", async () => {
+  // Values of exactly 50 bytes, no key, fetched 10 at a time: 500 bytes a fetch, so a limit of
+  // 1,000 bytes commits after every second fetch, 20 messages a round, whatever max_messages is.
+  const value = { p: "x".repeat(42) };
+  assert.equal(JSON.stringify(value).length, 50);
+  const sized = await syncFixture({ streams: { sized: { mode: "append" } } });
+  try {
+    sized.source.createTopic("sized");
+    sized.source.batchSize = 10;
+    sized.source.produce(
+      "sized",
+      Array.from({ length: 200 }, () => ({ value })),
+    );
+    const job = { ...sized.job, commit: { maxMessages: 1_000_000, maxBytes: 1000 } };
+    const { report } = await sized.sync({}, job);
+    assert.equal(report.messagesRead, 200);
+    const snapshots = await tableSnapshots(sized.catalog, "unit_topics", "sized");
+    const absorbed = snapshots.map((s) => Number(JSON.parse(s.summary[OFFSETS_SUMMARY_KEY]!).sized["0"]));
+    assert.deepEqual(
+      absorbed,
+      Array.from({ length: 10 }, (_, i) => 20 * (i + 1)),
+    );
+
+    // The flag's count overrides the job's: a lower max_messages than the bytes allow commits first.
+    sized.source.produce(
+      "sized",
+      Array.from({ length: 30 }, () => ({ value })),
+    );
+    await sized.sync({ maxMessagesPerCommit: 10 }, job);
+    const more = await tableSnapshots(sized.catalog, "unit_topics", "sized");
+    assert.deepEqual(
+      more.slice(10).map((s) => Number(JSON.parse(s.summary[OFFSETS_SUMMARY_KEY]!).sized["0"])),
+      [210, 220, 230],
+    );
+  } finally {
+    await sized.close();
+  }
 });
