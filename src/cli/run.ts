@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { ConfigError } from "../job/config-error.ts";
 import { loadJob } from "../job/load-job.ts";
+import { CONTINUOUS } from "../job/schedule.ts";
 import type { Secret } from "../job/secret.ts";
 import { type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
 import { LOG_LEVELS, type LogLevel } from "../runtime/logger.ts";
@@ -18,7 +19,6 @@ import {
   collect,
   listenAddress,
   nonNegativeSeconds,
-  positiveInteger,
   positiveSeconds,
   RESUME_FROM_CHOICES,
   webhookUrl,
@@ -34,6 +34,7 @@ interface RunFlags extends SyncChoices {
   stopTimeout: number;
   retryDelay: number;
   wait?: number | true;
+  continuous?: boolean;
 }
 
 export function registerRun(command: Command): void {
@@ -87,24 +88,25 @@ export function registerRun(command: Command): void {
       ).choices(RESUME_FROM_CHOICES),
     )
     .option(
-      "--max-messages-per-commit <n>",
-      "commit every table at least every n messages read (default: each job file's commit.max_messages)",
-      positiveInteger,
+      "--continuous",
+      "run every job continuously, whatever its schedule: says: keep reading, commit by its commit: limits (commit.interval, 10 s by default)",
     )
     .addHelpText(
       "after",
       `
-The job file's schedule: is "every <n><unit>" (s, m, h, d: "every 5m", "every 2s") or a cron expression of
+The job file's schedule: is "continuous", "every <n><unit>" (s, m, h, d: "every 5m", "every 2s") or a cron expression of
 five fields, or six with seconds first ("*/10 * * * * *"). A run starts at each tick; a tick that finds the
-job being synced (floe sync) is skipped. A failed run is retried at the next tick, and sooner, with backoff,
+job being synced (floe sync) is skipped. A continuous job keeps reading and commits by its commit: limits,
+whichever comes first: commit.interval (10 s), commit.max_bytes (32 MiB) or commit.max_messages (250000). A failed run is retried at the next tick, and sooner, with backoff,
 when its error is retryable (a connection, a commit conflict). Every run is recorded: floe history, floe logs.
 
 Example:
   floe run --config orders.yaml --config customers.yaml --metrics 127.0.0.1:9464
+  floe run --config clicks.yaml --continuous --metrics 127.0.0.1:9464
   floe run --config job.yaml --log-format json --webhook https://hooks.slack.com/services/T000/B000/XXXX
 
 Exit codes: 0 stopped by SIGINT/SIGTERM, every run ended; 1 failed, or a run was abandoned after --stop-timeout;
-2 bad job file or usage (a job without schedule:); 5 another floe run schedules one of these jobs`,
+2 bad job file or usage (a job without schedule: and no --continuous); 5 another floe run schedules one of these jobs`,
     )
     .action(async (flags: RunFlags) => {
       process.exitCode = await run(flags);
@@ -191,9 +193,11 @@ async function loadScheduled(flags: RunFlags, stores: Map<string, RunStore>): Pr
   const seen = new Map<string, string>();
   for (const file of flags.config) {
     const job = await loadJob(file);
-    const { schedule } = job;
+    const schedule = flags.continuous ? CONTINUOUS : job.schedule;
     if (schedule === undefined) {
-      throw new ConfigError(file, [{ path: ["schedule"], message: "floe run needs a schedule: (e.g. every 5m)" }]);
+      throw new ConfigError(file, [
+        { path: ["schedule"], message: "floe run needs a schedule: (e.g. every 5m, or continuous) or --continuous" },
+      ]);
     }
     const root = stateRoot(flags.stateDir, file);
     const key = `${root}\u0000${job.name}`;

@@ -10,7 +10,7 @@ import { jobStateDir, runStorePath, stateRoot } from "../runtime/state-paths.ts"
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { fail } from "./fail.ts";
-import { nonNegativeSeconds, positiveInteger, RESUME_FROM_CHOICES } from "./options.ts";
+import { nonNegativeSeconds, RESUME_FROM_CHOICES } from "./options.ts";
 import { progressDisplay, wantsProgress } from "./progress-terminal.ts";
 import { reportToJson, reportToText } from "./report.ts";
 
@@ -37,11 +37,6 @@ export function registerSync(command: Command): void {
     .option(
       "--state-dir <dir>",
       "the state root: the run store (floe.db) and <dir>/<job>, the job's lock and upsert key indexes (default: .floe next to the job file)",
-    )
-    .option(
-      "--max-messages-per-commit <n>",
-      "commit every table at least every n messages read (default: the job file's commit.max_messages, 250000)",
-      positiveInteger,
     )
     .option(
       "--wait [seconds]",

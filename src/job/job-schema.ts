@@ -213,7 +213,7 @@ const schedule = z
     }
   })
   .describe(
-    'When `floe run` syncs the job: "every <n><unit>" (unit s, m, h, d; "every 5m") or a cron expression of five fields, or six with seconds first ("*/2 * * * * *"), in the machine\'s time zone.',
+    'When `floe run` syncs the job: "continuous" (keeps reading, commits by commit:), "every <n><unit>" (unit s, m, h, d; "every 5m") or a cron expression of five fields, or six with seconds first ("*/2 * * * * *"), in the machine\'s time zone.',
   );
 
 const alerts = z

@@ -10,14 +10,7 @@
 //                   never that old)
 //   interval        at most one pass per table per 1 hour
 import { z } from "zod";
-
-const DURATION = /^(\d+)\s*(s|m|h|d)$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-export function parseDurationMs(text: string): number | undefined {
-  const match = DURATION.exec(text.trim());
-  return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : undefined;
-}
+import { parseDurationMs } from "./schema-parts.ts";
 
 const duration = (what: string) =>
   z

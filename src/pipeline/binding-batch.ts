@@ -15,6 +15,7 @@ import type { Schema } from "../iceberg/spec/schema.ts";
 import { type DedupKey, dedupKeyText, isInMessageKey } from "../job/dedup-key.ts";
 import type { Binding } from "../job/job.ts";
 import type { KafkaMessage } from "../kafka/read.ts";
+import { ProduceTimes } from "./freshness.ts";
 import type { RegistryDecoders } from "./registry-decoders.ts";
 
 /** Why a registry-framed value is a bad message. */
@@ -75,6 +76,8 @@ export class BindingBatch {
   readonly inference: BindingShape;
   readonly rows: RowMessages;
   readonly rejected: RejectedMessage[] = [];
+  /** Each message's produce timestamp: the round's freshness once it is committed. */
+  readonly produceTimes = new ProduceTimes();
   readonly counters: BindingCounters = {
     messages: 0,
     bytes: 0,
@@ -163,6 +166,7 @@ export class BindingBatch {
 
   add(message: KafkaMessage): void {
     this.counters.messages++;
+    this.produceTimes.add(message.timestamp);
     this.counters.bytes += (message.key?.length ?? 0) + (message.value?.length ?? 0);
     this.#keyRecord = null;
     if (this.#keyFormat !== undefined && !this.#decodeKey(message, this.#keyFormat)) return;

@@ -5,6 +5,7 @@
 
 import type { Catalog } from "../iceberg/catalog/catalog.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import type { CommitPolicy } from "../job/commit-policy.ts";
 import type { BindingSettings, Job } from "../job/job.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { SchemaRegistryClient } from "../registry/client.ts";
@@ -24,9 +25,13 @@ export class CommitRounds {
   #batches: Map<string, BindingBatch>;
   /** Messages, and bytes of their keys and values, read since the last round. */
   #buffered = { messages: 0, bytes: 0 };
+  /** When the round's first message was read (ms since the epoch); undefined while it has none. */
+  #firstReadAt: number | undefined;
+  readonly #policy: CommitPolicy;
 
   constructor(job: Job, catalog: Catalog, plan: SyncPlan, stateDir: string, emit: (event: SyncEventBody) => void) {
     this.#plan = plan;
+    this.#policy = job.commit;
     const { bindings, topicIds, recreated, offsets } = plan;
     this.#tables = new Map(
       bindings.map((t): [string, BindingTables] => [
@@ -74,8 +79,21 @@ export class CommitRounds {
     const offsets = this.delivered.get(topic) ?? new Map<number, bigint>();
     offsets.set(partition, nextOffset);
     this.delivered.set(topic, offsets);
+    if (messages > 0 && this.#firstReadAt === undefined) this.#firstReadAt = Date.now();
     this.#buffered.messages += messages;
     this.#buffered.bytes += bytes;
+  }
+
+  /** Whether the round has reached a limit of the job's commit: policy, at `now`. */
+  due(now = Date.now()): boolean {
+    const { messages, bytes } = this.#buffered;
+    const policy = this.#policy;
+    return messages >= policy.maxMessages || bytes >= policy.maxBytes || now >= this.dueAt;
+  }
+
+  /** When the round's interval is up (ms since the epoch); Infinity while it holds no message. */
+  get dueAt(): number {
+    return this.#firstReadAt === undefined ? Number.POSITIVE_INFINITY : this.#firstReadAt + this.#policy.intervalMs;
   }
 
   get buffered(): { readonly messages: number; readonly bytes: number } {
@@ -91,6 +109,7 @@ export class CommitRounds {
     }
     this.#batches = this.#newBatches();
     this.#buffered = { messages: 0, bytes: 0 };
+    this.#firstReadAt = undefined;
   }
 
   #newBatches(): Map<string, BindingBatch> {

@@ -18,8 +18,11 @@ export interface SyncOptions {
   resumeFrom?: ResumeFrom;
   /** Stops reading; what was read is committed. */
   signal?: AbortSignal;
-  /** Overrides the job's commit.max_messages for this sync (the flag of `floe sync` and `floe run`). */
-  maxMessagesPerCommit?: number;
+  /**
+   * Keep reading as messages come, committing by the job's commit: limits, until the signal or
+   * `until` (ms since the epoch): a run of a continuous job.
+   */
+  continuous?: { until: number };
   /** The run's id; a new one when absent. */
   runId?: string;
   /** Every event of the run, in order, as it happens. */
@@ -27,7 +30,7 @@ export interface SyncOptions {
 }
 
 /** The options a person chooses for every sync of a command (its flags); the rest the command's own code sets. */
-const SYNC_CHOICES = ["acceptDataLoss", "resumeFrom", "maxMessagesPerCommit"] as const;
+const SYNC_CHOICES = ["acceptDataLoss", "resumeFrom"] as const;
 export type SyncChoices = Pick<SyncOptions, (typeof SYNC_CHOICES)[number]>;
 
 /** The sync choices among a command's flags (the flags are named as the options), the others left out. */

@@ -1,6 +1,7 @@
 // One sync: plan -> read -> decode/shape -> write -> commit -> ack, as typed events (events.ts)
 // under a run id; the report is their fold (sync-report.ts). The high watermarks listed at plan
-// time are where the sync stops. Every table commit carries the offsets it absorbed; the
+// time are where the sync stops, unless it is continuous (continuous-read.ts): it then reads on
+// as messages come until it is stopped or its time is up. Every table commit carries the offsets it absorbed; the
 // consumer group is committed after the tables, so a crash anywhere repeats nothing and loses
 // nothing at the next sync. Each step is its own file: checked-plan.ts, read-bindings.ts,
 // commit-rounds.ts (which writes each binding's tables, write-binding.ts), acknowledge.ts.
@@ -14,8 +15,9 @@ import { acknowledge } from "./acknowledge.ts";
 import { checkedPlan } from "./checked-plan.ts";
 import { classifyError } from "./classify-error.ts";
 import { CommitRounds } from "./commit-rounds.ts";
+import { readContinuously } from "./continuous-read.ts";
 import type { SyncEvent, SyncEventBody, SyncFinished } from "./events.ts";
-import { readBindings } from "./read-bindings.ts";
+import { BindingReads } from "./read-bindings.ts";
 import { newRunId } from "./run-id.ts";
 import type { SyncSource } from "./source.ts";
 import type { SyncOptions } from "./sync-options.ts";
@@ -66,7 +68,19 @@ async function sync(
 ): Promise<Omit<SyncFinished, "type" | "runId" | "at" | "durationMs">> {
   const plan = await checkedPlan(job, source, catalog, options, emit);
   const rounds = new CommitRounds(job, catalog, plan, options.stateDir, emit);
-  const result = await readBindings(job, source, plan, rounds, options, emit);
+  const reads = new BindingReads(job, source, rounds, options, emit);
+  const planned = await reads.read(plan.offsets.partitions);
+  const result = options.continuous
+    ? await readContinuously(
+        job,
+        source,
+        plan,
+        rounds,
+        reads,
+        { ...options.continuous, signal: options.signal },
+        planned,
+      )
+    : planned;
   // A read refused for want of an ACL ends the sync with nothing more committed and the group's
   // offsets where they were: unlike a broker lost mid-read, a rerun meets the same refusal, so
   // committing what was read would land some topics and partitions and leave the rest unread.

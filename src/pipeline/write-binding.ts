@@ -29,6 +29,7 @@ import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-dele
 import type { BindingBatch, RejectReason } from "./binding-batch.ts";
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
+import type { Freshness } from "./freshness.ts";
 import { hashRowKeys } from "./key-hashes.ts";
 import { type KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
 import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
@@ -60,6 +61,8 @@ export interface TableReport {
   columnsAdded: string[];
   snapshotId: string | null;
   durationMs: number;
+  /** From the messages' produce timestamps to this commit (freshness.ts); absent when none had one. */
+  freshness?: Freshness;
 }
 
 /**
@@ -96,6 +99,8 @@ export async function writeBinding(
   readOffsets: TopicPartitionOffsets,
 ): Promise<TableReport> {
   const report = await commitRound(tables, batch, readOffsets);
+  const freshness = batch.produceTimes.freshness(Date.now());
+  if (freshness) report.freshness = freshness;
   if (report.messagesRead > 0 || report.snapshotId !== null) tables.emit({ type: "table-committed", report });
   return report;
 }

@@ -1,7 +1,9 @@
 // Prometheus metrics of `floe run` (prom-client), served at /metrics by `--metrics HOST:PORT`.
 // Counters grow with each commit a run lands (so a run's progress shows before it ends), the
-// lag gauges are set from a measurement after each run, the last-success gauge from the run
-// store at start and after each run that landed.
+// freshness gauges are set by each commit, the lag gauges by each batch read (the offset read
+// up to against the high watermark last listed) and by a measurement after each run, so that a
+// continuous job's are live; the last-success gauge from the run store at start and after each
+// run that landed.
 import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SyncEvent } from "../pipeline/events.ts";
@@ -32,8 +34,14 @@ export class ServiceMetrics {
   readonly #errors = this.#counter("floe_errors_total", "Failed runs, by the error's kind.", ["job", "kind"]);
   readonly #lag = new Gauge({
     name: "floe_partition_lag",
-    help: "Messages behind: the high watermark minus the offset the job resumes from, measured after each run.",
+    help: "Messages behind: the high watermark minus the offset the job has read up to, set by each batch read and measured after each run.",
     labelNames: ["job", "topic", "partition"],
+    registers: [this.registry],
+  });
+  readonly #freshness = new Gauge({
+    name: "floe_freshness_seconds",
+    help: "From a message's produce timestamp to the commit that made it visible in its table: quantiles 0.5, 0.99 and 1 (the oldest) of the table's last commit.",
+    labelNames: ["job", "table", "quantile"],
     registers: [this.registry],
   });
   readonly #lastSuccess = new Gauge({
@@ -121,8 +129,22 @@ export class ServiceMetrics {
 
   /** A run's event: the counters of each commit. */
   observeEvent(job: string, event: SyncEvent): void {
+    if (event.type === "partition-progress") {
+      const lag = event.stopOffset > event.nextOffset ? event.stopOffset - event.nextOffset : 0n;
+      this.#lag.set({ job, topic: event.topic, partition: String(event.partition) }, Number(lag));
+      return;
+    }
     if (event.type !== "table-committed") return;
     const r = event.report;
+    if (r.freshness) {
+      for (const [quantile, ms] of [
+        ["0.5", r.freshness.p50Ms],
+        ["0.99", r.freshness.p99Ms],
+        ["1", r.freshness.maxMs],
+      ] as const) {
+        this.#freshness.set({ job, table: r.table, quantile }, ms / 1000);
+      }
+    }
     const labels = { job, table: r.table };
     this.#messages.inc(labels, r.messagesRead);
     this.#bytes.inc(labels, r.bytesRead);

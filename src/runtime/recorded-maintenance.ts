@@ -126,7 +126,12 @@ function emptyHealth(): TableMaintenanceReport["before"] {
 
 /** Whether the job is due a pass: never maintained, or the last pass older than the interval. */
 export function maintenanceDue(job: Job, store: RunStore | undefined, now: number): boolean {
-  if (!job.maintenance.enabled) return false;
+  return now >= maintenanceDueAt(job, store);
+}
+
+/** When the job's next maintenance pass is due (ms since the epoch): 0 if never run, Infinity if disabled. */
+export function maintenanceDueAt(job: Job, store: RunStore | undefined): number {
+  if (!job.maintenance.enabled) return Number.POSITIVE_INFINITY;
   const last = store?.lastMaintenance(job.name);
-  return last === undefined || now - last.startedAt >= job.maintenance.intervalMs;
+  return last === undefined ? 0 : last.startedAt + job.maintenance.intervalMs;
 }

@@ -27,6 +27,8 @@ export interface RecordSyncOptions {
   signal?: AbortSignal;
   /** What the command's flags chose for the sync, handed to it whole. */
   sync?: SyncChoices;
+  /** A run of a continuous job: it reads on until the signal or `until` (ms since the epoch). */
+  continuous?: { until: number };
   /** Every event, after the record was updated. */
   onEvent?: (event: SyncEvent, record: RunRecord) => void;
   /** Runs once the sync ended, on its open connections (a lag measurement); its failure is logged, not the run's. */
@@ -110,6 +112,7 @@ export async function recordSync(job: Job, options: RecordSyncOptions): Promise<
           runId,
           stateDir: options.stateDir,
           ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.continuous ? { continuous: options.continuous } : {}),
           onEvent,
         });
       } finally {

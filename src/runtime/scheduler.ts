@@ -1,5 +1,6 @@
 // `floe run`: each job on its schedule, until stopped. One loop per job: wait for the next
-// tick, take the job's sync lock (a `floe sync` of the job running then: the tick is skipped,
+// tick (a continuous job has none: its runs follow one another, each reading until it is
+// stopped, an hour has passed or the job's maintenance is due), take the job's sync lock (a `floe sync` of the job running then: the tick is skipped,
 // with a warning naming it), record a sync of the job (recorded-sync.ts), feed the metrics and the
 // alerts, and pick the next attempt (next-attempt.ts). For as long as it schedules a job the
 // service holds the job's run lock, so a second `floe run` of the job exits naming this one (or
@@ -19,7 +20,7 @@ import { type JobLag, measureLag } from "./job-status.ts";
 import type { Logger, RunLogSink } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { type Backoff, DEFAULT_BACKOFF, nextAttempt } from "./next-attempt.ts";
-import { maintenanceDue, recordMaintenance } from "./recorded-maintenance.ts";
+import { maintenanceDue, maintenanceDueAt, recordMaintenance } from "./recorded-maintenance.ts";
 import { recordSync } from "./recorded-sync.ts";
 import { retentionWarning } from "./retention.ts";
 import { jobStateDir } from "./state-paths.ts";
@@ -57,6 +58,9 @@ export interface ScheduledJobState {
   /** Failed runs in a row. */
   failures: number;
 }
+
+/** The longest run of a continuous job: the run history keeps one record an hour, not one a commit. */
+export const CONTINUOUS_RUN_MS = 3_600_000;
 
 interface LoopState {
   state: ScheduledJobState;
@@ -245,6 +249,7 @@ export class Scheduler {
           stateDir,
           signal: running.abort.signal,
           ...(this.#options.sync ? { sync: this.#options.sync } : {}),
+          ...(job.schedule.continuous ? { continuous: { until: continuousUntil(job, store, Date.now()) } } : {}),
           onStart: (runId) => {
             running.runId = runId;
             state.runningRunId = runId;
@@ -295,6 +300,14 @@ export class Scheduler {
     }
     log.info("stopped");
   }
+}
+
+/**
+ * Where a continuous run stops reading: after an hour, or when the job's maintenance is due, so
+ * that the pass runs between two runs under the lock; at least one commit interval on.
+ */
+function continuousUntil(job: Job, store: RunStore, now: number): number {
+  return Math.max(now + job.commit.intervalMs, Math.min(now + CONTINUOUS_RUN_MS, maintenanceDueAt(job, store)));
 }
 
 /** Posts each alert; one that is not delivered is logged, never thrown. */

@@ -38,6 +38,7 @@ export interface JobFileSpec {
   readonly alerts?: JobFileData["alerts"];
   readonly maintenance?: JobFileData["maintenance"];
   readonly history_days?: JobFileData["history_days"];
+  readonly commit?: JobFileData["commit"];
 }
 
 let made = 0;
@@ -67,7 +68,15 @@ export function jobFile(spec: JobFileSpec = {}): JobFileData {
     source: { kafka: { bootstrap_servers: [bootstrapServers], ...spec.kafka } },
     destination: { iceberg },
   };
-  for (const key of ["streams", "default_stream", "schedule", "alerts", "maintenance", "history_days"] as const) {
+  for (const key of [
+    "streams",
+    "default_stream",
+    "schedule",
+    "alerts",
+    "maintenance",
+    "history_days",
+    "commit",
+  ] as const) {
     if (spec[key] !== undefined) Object.assign(data, { [key]: spec[key] });
   }
   return data;
@@ -87,4 +96,9 @@ export function writeJobFile(file: string, spec: JobFileSpec = {}): string {
 /** The Job that `floe sync --config <file>` would load from this job file; `file` names it and anchors relative paths. */
 export function buildJob(spec: JobFileSpec, file: string): Job {
   return parseJob(jobYaml(jobFile(spec)), file);
+}
+
+/** `job` with commit.max_messages set to `maxMessages`: a sync that commits every `maxMessages` messages read. */
+export function committingEvery(job: Job, maxMessages: number): Job {
+  return { ...job, commit: { ...job.commit, maxMessages } };
 }

@@ -54,6 +54,8 @@ before(async () => {
     name,
     kafka: { topic_pattern: `^${run}-(big|small|empty)$` },
     iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    // Commits along the way, so that the bars are drawn over several rounds.
+    commit: { max_messages: 1000 },
   });
 });
 after(async () => {
@@ -80,7 +82,7 @@ async function assertTables() {
 }
 
 test("on a terminal: a bar per topic, redrawn in place, the last frame above the report", async () => {
-  const { code, stdout } = await floeInTerminal(["sync", "--config", file, "--max-messages-per-commit", "1000"], {
+  const { code, stdout } = await floeInTerminal(["sync", "--config", file], {
     columns: 132,
     rows: 40,
   });

@@ -557,6 +557,7 @@ test("two floe run processes of one job with separate state roots (no shared loc
       streams: { [twinTopic]: { mode: "append", table: "t" } },
       schedule: "every 1s",
       maintenance: { enabled: false },
+      commit: { max_messages: 300 },
     });
     const processes = ["a", "b"].map((root) =>
       floe([
@@ -567,8 +568,6 @@ test("two floe run processes of one job with separate state roots (no shared loc
         join(twin.dir, root),
         "--retry-delay",
         "1",
-        "--max-messages-per-commit",
-        "300",
         "--log-format",
         "json",
       ]),

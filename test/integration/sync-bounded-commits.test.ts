@@ -1,4 +1,4 @@
-// A sync that commits in bounded batches (maxMessagesPerCommit): with a limit of one message,
+// A sync that commits in bounded batches (commit.max_messages): with a limit of one message,
 // every fetched batch is its own commit, each with the offsets delivered so far; the tables
 // still end with exactly one row per key (upsert) and one row per message (append).
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { createTopic, produce } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { buildJob } from "../helpers/job-file.ts";
+import { buildJob, committingEvery } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `bounded${process.pid}_${Date.now()}`;
@@ -56,7 +56,7 @@ test("commits every fetched batch when the limit is one message, and lands every
       events += ids.length;
     }
   }
-  const report = await syncJob(job, { stateDir, maxMessagesPerCommit: 1 });
+  const report = await syncJob(committingEvery(job, 1), { stateDir });
   assert.equal(report.status, "complete");
   assert.equal(report.messagesRead, 2 * events);
 
@@ -72,6 +72,6 @@ test("commits every fetched batch when the limit is one message, and lands every
   );
   const appended = await readers.rows("duckdb", restTable(namespace, "events"), { columns: ["id"] });
   assert.equal(appended.length, events);
-  const again = await syncJob(job, { stateDir, maxMessagesPerCommit: 1 });
+  const again = await syncJob(committingEvery(job, 1), { stateDir });
   assert.equal(again.messagesRead, 0);
 });

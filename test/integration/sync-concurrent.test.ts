@@ -157,6 +157,7 @@ for (const catalog of ["sql", "rest", "rest-s3", "seaweedfs"] as const) {
         kafka: { topic_pattern: `^${ws.topic}$`, max_threads: PARTITIONS },
         iceberg: { ...ws.destination, target_engines: ["duckdb", "spark"] },
         streams: { [ws.topic]: { mode, table: "t", ...(mode === "upsert" && { dedup_keys: ["id"] }) } },
+        commit: { max_messages: 1000 },
       });
       const counter = new OffsetCounter();
       const appendModel = new AppendModel();
@@ -187,7 +188,7 @@ for (const catalog of ["sql", "rest", "rest-s3", "seaweedfs"] as const) {
         const runs = await Promise.all(
           Array.from({ length: processes }, (_, i) =>
             floeSync(
-              ["--config", ws.jobPath, "--state-dir", join(ws.dir, `state${i}`), "--max-messages-per-commit", "1000"],
+              ["--config", ws.jobPath, "--state-dir", join(ws.dir, `state${i}`)],
               round === 0 ? 0 : random.int(300),
             ),
           ),

@@ -18,7 +18,7 @@ import {
   stateDir,
 } from "../helpers/drift-sync.ts";
 import { type FloeOutcome, floe as runFloe } from "../helpers/floe-cli.ts";
-import { type StreamSection, writeJobFile } from "../helpers/job-file.ts";
+import { committingEvery, type StreamSection, writeJobFile } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 driftSuite();
@@ -51,15 +51,15 @@ test("declared columns: {amount: double} give the same tables whatever the commi
   await model.produce();
 
   const stream: StreamSection = { mode: "append", columns: { amount: "double" } };
-  const variants: [string, Partial<SyncOptions>, number][] = [
-    ["each", { maxMessagesPerCommit: 1 }, 1],
-    ["few", { maxMessagesPerCommit: 4 }, 3],
-    ["one", {}, 3],
+  const variants: [string, number | undefined, number][] = [
+    ["each", 1, 1],
+    ["few", 4, 3],
+    ["one", undefined, 3],
   ];
   const schemas: unknown[] = [];
-  for (const [name, options, threads] of variants) {
+  for (const [name, maxMessages, threads] of variants) {
     const { job, namespace } = jobFor(`declared_${name}`, topic, stream, threads);
-    const report = await syncJob(job, { stateDir, ...options });
+    const report = await syncJob(maxMessages ? committingEvery(job, maxMessages) : job, { stateDir });
     assert.equal(report.status, "complete", name);
     await model.assertLanded(namespace, ["id", "amount", "note"]);
     const table = (await loadTable(namespace, "t"))!;
@@ -111,8 +111,11 @@ test("floe check shows the columns of a sample and proposes the columns: that ma
   assert.match(shown.stdout, /\n {4}columns: \{amount: double, at: string\}\n/);
 
   // Declared as proposed, a sync that commits after every fetched batch lands every message.
-  writeJobFile(file, jobSpec("check", topic, { mode: "append", columns: { amount: "double", at: "string" } }, 1).spec);
-  const synced = await floe(["sync", "--config", file, "--max-messages-per-commit", "1", "--state-dir", stateDir]);
+  writeJobFile(file, {
+    ...jobSpec("check", topic, { mode: "append", columns: { amount: "double", at: "string" } }, 1).spec,
+    commit: { max_messages: 1 },
+  });
+  const synced = await floe(["sync", "--config", file, "--state-dir", stateDir]);
   assert.equal(synced.code, 0, synced.stderr);
   await model.assertLanded(`drift_check_${run}_topics`, ["id", "amount", "at"]);
 

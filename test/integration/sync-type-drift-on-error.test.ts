@@ -5,6 +5,7 @@
 // and fail: never a sync that fails forever (dlq, skip), never a lost message (dlq), and with fail
 // a sync that names topic, partition, offset and field; and a replay after a crash between the
 // dead-letter and the table commit.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
@@ -27,6 +28,7 @@ import {
   stateDir,
   tableReport,
 } from "../helpers/drift-sync.ts";
+import { committingEvery } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 driftSuite();
@@ -79,13 +81,13 @@ for (const onError of ["dlq", "skip", "fail"] as const) {
     else model.row(json({ id: 5, amount: 500 }), { id: 5n, amount: 500n }, 1);
     await model.produce();
 
-    const options = { maxMessagesPerCommit: 1 };
+    const everyMessage = committingEvery(job, 1);
     if (onError === "fail") {
-      await assert.rejects(syncJob(job, { stateDir, ...options }), { name: "BadMessageError" });
+      await assert.rejects(syncJob(everyMessage, { stateDir }), { name: "BadMessageError" });
       // The commits before the boundary stand; every rerun stops at the same message.
-      await assertFailsAt(job, namespace, topic, `partition 1 offset 0: type-mismatch: ${LONG_DOUBLE}`, options, 2);
+      await assertFailsAt(everyMessage, namespace, topic, `partition 1 offset 0: type-mismatch: ${LONG_DOUBLE}`, {}, 2);
     } else {
-      const report = await syncJob(job, { stateDir, ...options });
+      const report = await syncJob(everyMessage, { stateDir });
       assert.equal(report.status, "complete");
       const t = tableReport(report, namespace);
       assert.deepEqual([t.recordsAdded, t.deadLetters, t.skipped], onError === "dlq" ? [4, 1, 0] : [4, 0, 1]);
@@ -149,7 +151,7 @@ test("a replay after a crash between the dead-letter and the table commit loses 
 
   // The replay commits after each fetched batch: partition 0's ints make amount long, and the
   // decimal, below the dead-letter table's offsets, is written there now.
-  const replay = tableReport(await syncJob(job, { stateDir, maxMessagesPerCommit: 1 }), namespace);
+  const replay = tableReport(await syncJob(committingEvery(job, 1), { stateDir }), namespace);
   assert.deepEqual([replay.recordsAdded, replay.deadLetters], [3, 1]);
   await model.assertLanded(namespace, ["id", "amount"]);
 });

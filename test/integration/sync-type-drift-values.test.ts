@@ -3,6 +3,7 @@
 // key written 1 and "1" (and the way out: declaring it string), integers beyond the long range,
 // a value nested 10,000 levels deep, the numbers 1e400 and -1e400, and fields named like what
 // every object inherits.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { restTable } from "../../dev/readers.ts";
@@ -19,6 +20,7 @@ import {
   stateDir,
   tableReport,
 } from "../helpers/drift-sync.ts";
+import { committingEvery } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 driftSuite();
@@ -70,7 +72,7 @@ test('a dedup key written 1 and then "1": a dead letter; declared string, both a
     dedup_keys: ["id"],
     columns: { id: "string" },
   });
-  const report = await syncJob(declared, { stateDir, maxMessagesPerCommit: 1 });
+  const report = await syncJob(committingEvery(declared, 1), { stateDir });
   assert.equal(report.status, "complete");
   await readers.assertRows(
     restTable(declaredNamespace, "t"),

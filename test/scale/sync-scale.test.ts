@@ -17,7 +17,7 @@ import { ProduceAcks, Producer } from "@platformatic/kafka";
 import { bootstrapServers, TestTopics } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { buildJob } from "../helpers/job-file.ts";
+import { buildJob, committingEvery } from "../helpers/job-file.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const MESSAGES = 1_000_000;
@@ -114,7 +114,7 @@ test("1M messages, two syncs, eight commits, upserts over every older file: Duck
   };
 
   await timed(`produce ${FIRST_SYNC} messages`, () => produce(0, FIRST_SYNC));
-  const first = await timed("first sync", () => syncJob(job, { stateDir, maxMessagesPerCommit: MESSAGES_PER_COMMIT }));
+  const first = await timed("first sync", () => syncJob(committingEvery(job, MESSAGES_PER_COMMIT), { stateDir }));
   assert.equal(first.status, "complete");
   assert.equal(first.messagesRead, FIRST_SYNC, "the topic holds exactly the messages produced");
   // A cheap check between the syncs; the rows themselves are compared after the second.
@@ -135,9 +135,7 @@ test("1M messages, two syncs, eight commits, upserts over every older file: Duck
   }
 
   await timed(`produce ${MESSAGES - FIRST_SYNC} more`, () => produce(FIRST_SYNC, MESSAGES));
-  const second = await timed("second sync", () =>
-    syncJob(job, { stateDir, maxMessagesPerCommit: MESSAGES_PER_COMMIT }),
-  );
+  const second = await timed("second sync", () => syncJob(committingEvery(job, MESSAGES_PER_COMMIT), { stateDir }));
   assert.equal(second.status, "complete");
   assert.equal(second.messagesRead, MESSAGES - FIRST_SYNC);
 

@@ -21,7 +21,7 @@ test("--help lists every command; each command's --help shows its options, an ex
   for (const [args, options] of [
     [
       ["sync", "--help"],
-      ["--config <file>", "--json", "--accept-data-loss", "--max-messages-per-commit", "--wait"],
+      ["--config <file>", "--json", "--accept-data-loss", "--resume-from", "--wait"],
     ],
     [
       ["check", "--help"],
@@ -68,8 +68,8 @@ test("usage errors exit 2 and say what was wrong: unknown command or option, a m
     [["sync", "--config", "job.yaml", "--no-such-flag"], /unknown option '--no-such-flag'/],
     [["sync"], /required option '-c, --config <file>' not specified/],
     [["check"], /required option '-c, --config <file>' not specified/],
-    [["sync", "--config", "job.yaml", "--max-messages-per-commit", "0"], /expected a positive integer/],
-    [["sync", "--config", "job.yaml", "--max-messages-per-commit", "1.5"], /expected a positive integer/],
+    [["history", "--limit", "0"], /expected a positive integer/],
+    [["history", "--limit", "1.5"], /expected a positive integer/],
     [["sync", "--config", "job.yaml", "--wait", "-3"], /expected a number of seconds/],
     [["check", "--config", "job.yaml", "--sample", "some"], /'--sample <messages>' argument 'some' is invalid/],
     [["check", "--config", "job.yaml", "--sample", "-1"], /'--sample <messages>' argument '-1' is invalid/],

@@ -63,7 +63,7 @@ test("usage errors exit 2: bad flags, a job without schedule, a bad schedule", a
     [["run", "--config", scheduled, "--log-level", "loud"], /Allowed choices are trace, debug, info/],
     [
       ["run", "--config", jobFile("unscheduled", "")],
-      /unscheduled\.yaml: schedule: floe run needs a schedule: \(e\.g\. every 5m\)/,
+      /unscheduled\.yaml: schedule: floe run needs a schedule: \(e\.g\. every 5m, or continuous\) or --continuous/,
     ],
     [["run", "--config", jobFile("badschedule", "schedule: every 5w")], /schedule: "every 5w": expected/],
     [["history"], /required option '-c, --config <file>' not specified/],

@@ -8,17 +8,27 @@ import { parseJob } from "#src/job/load-job.ts";
 
 const job = (commit: string) => `name: j\nsource: {kafka: {bootstrap_servers: [k:1], topic_pattern: x}}\n${commit}`;
 
-test("no commit: key: 250,000 messages or 32 MiB, whichever comes first", () => {
-  assert.deepEqual(parseJob(job(""), "job.yaml").commit, { maxMessages: 250_000, maxBytes: 32 * 2 ** 20 });
-  assert.deepEqual(DEFAULT_COMMIT, { maxMessages: 250_000, maxBytes: 32 * 2 ** 20 });
+const DEFAULTS = { intervalMs: 10_000, maxMessages: 250_000, maxBytes: 32 * 2 ** 20 };
+
+test("no commit: key: 10 s, 250,000 messages or 32 MiB, whichever comes first", () => {
+  assert.deepEqual(parseJob(job(""), "job.yaml").commit, DEFAULTS);
+  assert.deepEqual(DEFAULT_COMMIT, DEFAULTS);
+});
+
+test("the interval is a duration with its unit, at least 100 ms", () => {
+  assert.equal(parseJob(job("commit: {interval: 2s}"), "job.yaml").commit.intervalMs, 2000);
+  assert.equal(parseJob(job("commit: {interval: 750ms}"), "job.yaml").commit.intervalMs, 750);
+  assert.equal(parseJob(job("commit: {interval: 1m}"), "job.yaml").commit.intervalMs, 60_000);
 });
 
 test("each limit is optional, and a size is bytes or <n><unit>", () => {
   assert.deepEqual(parseJob(job("commit: {max_bytes: 64MiB}"), "job.yaml").commit, {
+    intervalMs: 10_000,
     maxMessages: 250_000,
     maxBytes: 64 * 2 ** 20,
   });
   assert.deepEqual(parseJob(job("commit: {max_messages: 1000, max_bytes: 4096}"), "job.yaml").commit, {
+    intervalMs: 10_000,
     maxMessages: 1000,
     maxBytes: 4096,
   });
@@ -36,6 +46,9 @@ test("a wrong limit names its path", () => {
     ["commit: {max_messages: -1}", "commit.max_messages"],
     ["commit: {max_messages: 1.5}", "commit.max_messages"],
     ["commit: {interval_typo: 1}", "commit"],
+    ["commit: {interval: 10}", "commit.interval"],
+    ["commit: {interval: 50ms}", "commit.interval"],
+    ["commit: {interval: soon}", "commit.interval"],
   ] as const) {
     try {
       parseJob(job(text), "job.yaml");

@@ -22,7 +22,7 @@ export interface SyncFixture {
   /** One sync; its report and every event it emitted. */
   sync(options?: Partial<SyncOptions>, job?: Job): Promise<{ report: SyncReport; events: SyncEvent[] }>;
   /** A sync expected to fail: the error and the events. */
-  failingSync(options?: Partial<SyncOptions>): Promise<{ error: unknown; events: SyncEvent[] }>;
+  failingSync(options?: Partial<SyncOptions>, job?: Job): Promise<{ error: unknown; events: SyncEvent[] }>;
   rows(table: string): Promise<Row[]>;
   close(): Promise<void>;
 }
@@ -66,10 +66,10 @@ export async function syncFixture(spec: JobFileSpec = {}): Promise<SyncFixture> 
       );
       return { report, events };
     },
-    async failingSync(options = {}) {
+    async failingSync(options = {}, other = job) {
       const events: SyncEvent[] = [];
       try {
-        await runSync(job, { source, catalog }, { stateDir, ...options, onEvent: (event) => events.push(event) });
+        await runSync(other, { source, catalog }, { stateDir, ...options, onEvent: (event) => events.push(event) });
       } catch (error) {
         return { error, events };
       }

@@ -2,9 +2,11 @@
 // are reached, or the --max-messages-per-commit override, each
 // commit with the offsets reached so far, so that memory stays bounded and a sync that dies
 // keeps what it committed.
+
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OFFSETS_SUMMARY_KEY } from "#src/pipeline/snapshot-offsets.ts";
+import { committingEvery } from "../../helpers/job-file.ts";
 import { eventTypes, type SyncFixture, sortBy, syncFixture } from "./fixture.ts";
 import { tableSnapshots } from "./table-rows.ts";
 
@@ -27,7 +29,7 @@ test("commits land every 100 messages, each table's snapshot carrying the offset
     "keys",
     Array.from({ length: 120 }, (_, i) => ({ value: { id: i % 30, i } })),
   );
-  const { report, events } = await f.sync({ maxMessagesPerCommit: 100 });
+  const { report, events } = await f.sync({}, committingEvery(f.job, 100));
   assert.equal(report.messagesRead, 420);
   // 420 messages in batches of 50: a commit round after every second batch, and one at the end.
   const rounds = events.filter((e) => e.type === "table-committed" && e.report.topic === "events");
@@ -75,7 +77,7 @@ test("the job's commit.max_bytes commits a round once the keys and values read r
       "sized",
       Array.from({ length: 200 }, () => ({ value })),
     );
-    const job = { ...sized.job, commit: { maxMessages: 1_000_000, maxBytes: 1000 } };
+    const job = { ...sized.job, commit: { ...sized.job.commit, maxMessages: 1_000_000, maxBytes: 1000 } };
     const { report } = await sized.sync({}, job);
     assert.equal(report.messagesRead, 200);
     const snapshots = await tableSnapshots(sized.catalog, "unit_topics", "sized");
@@ -85,12 +87,12 @@ test("the job's commit.max_bytes commits a round once the keys and values read r
       Array.from({ length: 10 }, (_, i) => 20 * (i + 1)),
     );
 
-    // The flag's count overrides the job's: a lower max_messages than the bytes allow commits first.
+    // A lower max_messages than the bytes allow commits first.
     sized.source.produce(
       "sized",
       Array.from({ length: 30 }, () => ({ value })),
     );
-    await sized.sync({ maxMessagesPerCommit: 10 }, job);
+    await sized.sync({}, committingEvery(job, 10));
     const more = await tableSnapshots(sized.catalog, "unit_topics", "sized");
     assert.deepEqual(
       more.slice(10).map((s) => Number(JSON.parse(s.summary[OFFSETS_SUMMARY_KEY]!).sized["0"])),

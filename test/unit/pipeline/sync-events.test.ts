@@ -1,9 +1,11 @@
 // A sync as a stream of typed events: their order, what each carries, the report as their fold,
 // and the classified error of a failed run. Whole syncs in process.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SyncEvent } from "#src/pipeline/events.ts";
 import { foldSyncEvents } from "#src/pipeline/sync-report.ts";
+import { committingEvery } from "../../helpers/job-file.ts";
 import { eventTypes, syncFixture } from "./fixture.ts";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -104,7 +106,7 @@ test("the run id can be given (a scheduler's), and bounded commits fold into one
       "a",
       Array.from({ length: 23 }, (_, i) => ({ value: { i } })),
     );
-    const { report, events } = await f.sync({ runId: "run-42", maxMessagesPerCommit: 5 });
+    const { report, events } = await f.sync({ runId: "run-42" }, committingEvery(f.job, 5));
     assert.ok(events.every((e) => e.runId === "run-42"));
     assert.equal(only(events, "table-committed").length, 5);
     assert.deepEqual(

@@ -2,12 +2,14 @@
 // sync's next claim must start from the offsets it itself committed, not from the table's: the
 // table then holds the other writer's offsets of a partition the sync has read from where it
 // started, and claiming from there would land those messages a second time.
+
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ConcurrentSyncError } from "#src/pipeline/offset-claim.ts";
 import { OFFSETS_SUMMARY_KEY } from "#src/pipeline/snapshot-offsets.ts";
 import { runSync } from "#src/pipeline/sync.ts";
+import { committingEvery } from "../../helpers/job-file.ts";
 import { type SyncFixture, sortBy, syncFixture } from "./fixture.ts";
 import { MemorySource } from "./memory-source.ts";
 import { tableSnapshots } from "./table-rows.ts";
@@ -46,7 +48,7 @@ test("a sync whose partition another writer committed meanwhile stops at its cla
     assert.equal(report.messagesRead, 100, "the other writer reads partition 1 only");
   };
 
-  const { error } = await f.failingSync({ maxMessagesPerCommit: 100 });
+  const { error } = await f.failingSync({}, committingEvery(f.job, 100));
   assert.ok(otherCommitted);
   assert.ok(error instanceof ConcurrentSyncError, `expected a concurrent-sync error, got ${error}`);
   assert.match(error.message, /events/);
