@@ -1,6 +1,5 @@
-// A long sync commits every table as soon as the job's commit: limits (messages or bytes read)
-// are reached, or the --max-messages-per-commit override, each
-// commit with the offsets reached so far, so that memory stays bounded and a sync that dies
+// A long sync commits every table as soon as one of the job's commit: limits (messages or bytes
+// read) is reached, each commit with the offsets reached so far, so that memory stays bounded and a sync that dies
 // keeps what it committed.
 
 import assert from "node:assert/strict";

@@ -43,3 +43,21 @@ test("after a retryable failure: a retry after the backoff, unless the tick come
     trigger: "schedule",
   });
 });
+
+test("a continuous job: the next run at once after one that landed, after the backoff after any failure", () => {
+  const continuous = parseSchedule("continuous");
+  assert.equal(continuous.continuous, true);
+  assert.deepEqual(nextAttempt(continuous, now, { failures: 0, retryable: false }, backoff), {
+    at: now,
+    trigger: "schedule",
+  });
+  // A failure that is not retryable would repeat at once: it waits for the backoff too.
+  assert.deepEqual(nextAttempt(continuous, now, { failures: 1, retryable: false }, backoff), {
+    at: now + 5_000,
+    trigger: "retry",
+  });
+  assert.deepEqual(nextAttempt(continuous, now, { failures: 3, retryable: true }, backoff), {
+    at: now + 20_000,
+    trigger: "retry",
+  });
+});
