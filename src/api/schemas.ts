@@ -264,6 +264,8 @@ export const auditEntry = z.object({
 export const schedulePreview = z.object({
   error: z.string().nullable(),
   next: z.array(z.string()),
+  /** The job keeps reading and commits by its commit: limits; it has no run times. */
+  continuous: z.boolean(),
   presets: z.array(z.object({ label: z.string(), schedule: z.string() })),
 });
 

@@ -48,17 +48,12 @@ export async function readContinuously(
     await sleep(Math.max(0, Math.min(POLL_MS, rounds.dueAt - now, until - now)), signal);
     if (signal?.aborted || Date.now() >= until) break;
     const watermarks = await source.listWatermarks(topics);
-    const ranges: PartitionRange[] = partitions.map((p) => {
+    const ranges: PartitionRange[] = partitions.flatMap((p) => {
       const startOffset = rounds.delivered.get(p.topic)?.get(p.partition) ?? p.startOffset;
-      const stable = watermarks.get(p.topic)?.get(p.partition)?.lastStableOffset ?? startOffset;
-      return {
-        topic: p.topic,
-        partition: p.partition,
-        startOffset,
-        stopOffset: stable > startOffset ? stable : startOffset,
-      };
+      const stopOffset = watermarks.get(p.topic)?.get(p.partition)?.lastStableOffset ?? startOffset;
+      return stopOffset > startOffset ? [{ topic: p.topic, partition: p.partition, startOffset, stopOffset }] : [];
     });
-    if (ranges.some((r) => r.stopOffset > r.startOffset)) last = await reads.read(ranges);
+    if (ranges.length > 0) last = await reads.read(ranges);
   }
   return {
     ...last,

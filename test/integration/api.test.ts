@@ -295,8 +295,11 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
   assert.equal(new Date(preview.body.next[1]).getTime() - new Date(preview.body.next[0]).getTime(), 3_600_000);
   assert.deepEqual(
     preview.body.presets.map((p: Json) => p.label),
-    ["every minute", "every hour", "every day", "every week"],
+    ["every minute", "every hour", "every day", "every week", "continuous"],
   );
+  assert.equal(preview.body.continuous, false);
+  assert.deepEqual((await api.post("/api/schedule/preview", { schedule: "continuous" })).body.next, []);
+  assert.equal((await api.post("/api/schedule/preview", { schedule: "continuous" })).body.continuous, true);
   assert.match((await api.post("/api/schedule/preview", { schedule: "61 * * * *" })).body.error, /minute/);
   const badSchedule = await api.put(`/api/jobs/${name}`, {
     ...(await api.get(`/api/jobs/${name}`)).body,

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { currentSchema } from "#src/iceberg/spec/table-metadata.ts";
-import type { SyncOptions } from "#src/pipeline/sync.ts";
 import {
   DriftModel,
   driftSuite,

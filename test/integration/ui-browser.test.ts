@@ -117,6 +117,11 @@ test(
     await page.locator('input[name="job_name"]').fill(jobName);
     await page.locator('select[name="source"]').selectOption("kafka");
     await page.locator('select[name="destination"]').selectOption("catalog");
+    await page.getByRole("button", { name: "continuous" }).click();
+    await page
+      .getByTestId("next-runs")
+      .getByText(/Runs continuously/)
+      .waitFor();
     await page.getByRole("button", { name: "every hour" }).click();
     await page
       .getByTestId("next-runs")

@@ -67,7 +67,11 @@ export function choiceRoutes() {
       );
     })
     .openapi(schedulePreview, (c) => {
-      const { error, next } = previewSchedule(c.req.valid("json").schedule, 3);
-      return send(c, { error, next: next.map((d) => d.toISOString()), presets: [...SCHEDULE_PRESETS] }, 200);
+      const { error, next, continuous } = previewSchedule(c.req.valid("json").schedule, 3);
+      return send(
+        c,
+        { error, next: next.map((d) => d.toISOString()), continuous, presets: [...SCHEDULE_PRESETS] },
+        200,
+      );
     });
 }

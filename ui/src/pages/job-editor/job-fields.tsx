@@ -59,7 +59,11 @@ export function JobFields(props: {
         </Field>
       </div>
       <div class="row">
-        <Field label="Schedule" path="schedule" hint="five-field cron (UTC) or every 5m; empty: Sync now only">
+        <Field
+          label="Schedule"
+          path="schedule"
+          hint="five-field cron (UTC), every 5m, or continuous; empty: Sync now only"
+        >
           <input
             name="schedule"
             value={job.schedule}
@@ -81,6 +85,10 @@ export function JobFields(props: {
         <div class="next-runs" data-testid="next-runs">
           {preview?.error ? (
             <span class="bad">{preview.error}</span>
+          ) : preview?.continuous ? (
+            <span>
+              Runs continuously: reads messages as they come and commits every 10 s (the job's commit.interval)
+            </span>
           ) : preview?.next?.length ? (
             <>
               Next runs:{" "}
