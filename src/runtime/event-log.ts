@@ -55,6 +55,7 @@ export function logEvent(log: Logger, event: SyncEvent): void {
           positionsDeleted: r.positionsDeleted,
           dataFiles: r.dataFilesAdded,
           deletionVectors: r.deletionVectorsAdded,
+          ...(r.freshness ? { freshness: r.freshness } : {}),
         },
         r.snapshotId === null
           ? `${r.table}: nothing to commit`
