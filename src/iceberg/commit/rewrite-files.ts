@@ -23,7 +23,6 @@ import {
   type DataFile,
   type DeletionVectorFile,
   isDeletionVector,
-  ManifestContent,
   type ManifestFile,
 } from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";

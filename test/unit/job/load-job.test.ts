@@ -78,6 +78,7 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       columns: new Map(),
       format: "json",
       keyFormat: "bytes",
+      partitionBy: [],
       table: "customers",
     },
     orders: {
@@ -88,6 +89,7 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       columns: new Map(),
       format: "json",
       keyFormat: "bytes",
+      partitionBy: [],
       table: "orders",
     },
   });
@@ -98,6 +100,7 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
     columns: new Map(),
     format: "json",
     keyFormat: "bytes",
+    partitionBy: [],
   });
 });
 
