@@ -184,7 +184,13 @@ function bindingSettings(
 ): BindingSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
   const { format, key_format: keyFormat } = s;
-  const common = { onError: s.on_error, columns, format, keyFormat, partitionBy: s.partition_by ?? [] };
+  const common = {
+    onError: s.on_error,
+    columns,
+    format,
+    keyFormat,
+    ...(s.partition_by === undefined ? {} : { partitionBy: s.partition_by }),
+  };
   const dedupKeys = (s.dedup_keys ?? []).map(parseDedupKey);
   return s.mode === "upsert"
     ? { mode: "upsert", dedupKeys: dedupKeys as [DedupKey, ...DedupKey[]], ...common }

@@ -75,8 +75,11 @@ export type BindingSettings =
       readonly format: ValueFormat;
       /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
       readonly keyFormat: KeyFormat;
-      /** The table's partition spec (`partition_by`), by column name; empty: unpartitioned. */
-      readonly partitionBy: readonly UnboundPartitionField[];
+      /**
+       * The table's partition spec (`partition_by`), by column name; empty: unpartitioned. Absent:
+       * a new table is unpartitioned and an existing one keeps its spec.
+       */
+      readonly partitionBy?: readonly UnboundPartitionField[];
     }
   | {
       readonly mode: "append";
@@ -87,8 +90,11 @@ export type BindingSettings =
       readonly format: ValueFormat;
       /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
       readonly keyFormat: KeyFormat;
-      /** The table's partition spec (`partition_by`), by column name; empty: unpartitioned. */
-      readonly partitionBy: readonly UnboundPartitionField[];
+      /**
+       * The table's partition spec (`partition_by`), by column name; empty: unpartitioned. Absent:
+       * a new table is unpartitioned and an existing one keeps its spec.
+       */
+      readonly partitionBy?: readonly UnboundPartitionField[];
     };
 
 /** One topic to one table: the topic, the table it lands in, and its settings. */

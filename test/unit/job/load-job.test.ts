@@ -78,7 +78,6 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       columns: new Map(),
       format: "json",
       keyFormat: "bytes",
-      partitionBy: [],
       table: "customers",
     },
     orders: {
@@ -89,7 +88,6 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       columns: new Map(),
       format: "json",
       keyFormat: "bytes",
-      partitionBy: [],
       table: "orders",
     },
   });
@@ -100,7 +98,6 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
     columns: new Map(),
     format: "json",
     keyFormat: "bytes",
-    partitionBy: [],
   });
 });
 

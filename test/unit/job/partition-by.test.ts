@@ -39,8 +39,12 @@ test("partition_by: each transform, a bare column as identity, the spec's bracke
   ]);
 });
 
-test("partition_by: the default is unpartitioned", () => {
-  assert.deepEqual(parseJob(job("{mode: append}"), "job.yaml").bindings.get("orders")!.partitionBy, []);
+test("partition_by: absent by default (a new table is unpartitioned); [] says unpartitioned", () => {
+  assert.equal(parseJob(job("{mode: append}"), "job.yaml").bindings.get("orders")!.partitionBy, undefined);
+  assert.deepEqual(
+    parseJob(job("{mode: append, partition_by: []}"), "job.yaml").bindings.get("orders")!.partitionBy,
+    [],
+  );
 });
 
 test("partition_by: errors name the entry and say what is wrong", () => {
