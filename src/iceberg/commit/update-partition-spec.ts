@@ -5,7 +5,9 @@
 // - no new spec when an equivalent one exists: that one becomes the default again;
 // - partition field ids are reused when an existing spec has a field of the same source and
 //   transform, else assigned after the table's last-partition-id;
-// - field names are Java's (transform.ts), so two writers that ask for the same spec make the same one.
+// - field names are Java's (transform.ts): a field reused from an earlier spec keeps its name, a
+//   new one of an evolution is named as Java's UpdatePartitionSpec names it (id_bucket_16), so
+//   that two writers asking for the same spec make the same one.
 // Requirements: the default spec and the last partition id the update was built on, so that a
 // concurrent evolution makes it rebuild on the new metadata.
 import { IcebergError } from "../errors.ts";
@@ -62,12 +64,19 @@ export function bindPartitionSpec(
         `${transformToString(f.transform)} does not apply to column ${f.column} of type ${typeToString(source.type)}`,
       );
     }
-    const name = partitionFieldName(f.column, f.transform);
-    if (names.has(name)) throw new PartitionFieldError(index, `partition field ${name} is listed twice`);
-    names.add(name);
     const same = existing.find(
       (e) => e.sourceId === source.id && transformToString(e.transform) === transformToString(f.transform),
     );
+    const name = same?.name ?? partitionFieldName(f.column, f.transform, metadata !== undefined);
+    if (names.has(name)) throw new PartitionFieldError(index, `partition field ${name} is listed twice`);
+    const taken = existing.find((e) => e.name === name && e !== same);
+    if (taken && !same) {
+      throw new PartitionFieldError(
+        index,
+        `partition field ${name} would take the name of another field of an earlier spec (${transformToString(taken.transform)})`,
+      );
+    }
+    names.add(name);
     const fieldId = same?.fieldId ?? ++lastId;
     return { sourceId: source.id, fieldId, name, transform: f.transform };
   });

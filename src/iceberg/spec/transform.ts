@@ -42,15 +42,21 @@ export function transformApplies(transform: Transform, type: IcebergType): boole
   }
 }
 
-/** The name Java's PartitionSpec.Builder gives a field: the source name, or it with the transform's suffix. */
-export function partitionFieldName(sourceName: string, transform: Transform): string {
+/**
+ * The name Java gives a partition field: the source name, or it with the transform's suffix.
+ * A table's first spec is named as PartitionSpec.Builder names it (id_bucket, name_trunc); a
+ * field added by evolution as BaseUpdatePartitionSpec does, with the argument (id_bucket_16,
+ * name_trunc_4), so that it never takes the name of an earlier spec's field of another width:
+ * readers that union the partition types of all specs (Java's files tables) need distinct names.
+ */
+export function partitionFieldName(sourceName: string, transform: Transform, evolution = false): string {
   switch (transform.kind) {
     case "identity":
       return sourceName;
     case "bucket":
-      return `${sourceName}_bucket`;
+      return evolution ? `${sourceName}_bucket_${transform.buckets}` : `${sourceName}_bucket`;
     case "truncate":
-      return `${sourceName}_trunc`;
+      return evolution ? `${sourceName}_trunc_${transform.width}` : `${sourceName}_trunc`;
     case "void":
       return `${sourceName}_null`;
     default:

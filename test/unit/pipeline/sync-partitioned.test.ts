@@ -221,7 +221,7 @@ test("partition_by changed mid-stream: a new default spec for new files, old fil
     specById(table.metadata, 1).fields.map((x) => [x.name, x.fieldId]),
     [
       ["_kafka_timestamp_day", 1002],
-      ["seq_bucket", 1003],
+      ["seq_bucket_2", 1003],
     ],
   );
   const plan = await planFiles(table, currentSnapshot(table.metadata));

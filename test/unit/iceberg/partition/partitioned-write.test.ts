@@ -230,7 +230,7 @@ test("partition evolution: a new spec with reused field ids, the same spec again
     defaultSpec(table.metadata).fields.map((f) => [f.name, f.fieldId]),
     [
       ["ts_day", 1000],
-      ["id_bucket", 1001],
+      ["id_bucket_8", 1001],
     ],
   );
   assert.deepEqual(partitionSpecUpdates(table.metadata, [day, bucket]).updates, [], "already the default");
