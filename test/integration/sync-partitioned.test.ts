@@ -5,6 +5,8 @@
 // - an upsert table partitioned by day(updated_at) whose keys are updated on another day: the
 //   old row of each key is retired although it lies in another partition;
 // - partition_by changed mid-stream: a new spec for new files, the old files keep theirs;
+// - maintenance (compaction, manifest rewrite, expiry, orphans) keeps every file in its
+//   partition and spec;
 // - a filtered query that each engine plans on fewer files than the whole table: PyIceberg's
 //   plan_files counts, and every file the filter excludes removed from storage, so that an
 //   engine that did not prune by the partition tuple fails to read it.
@@ -20,6 +22,8 @@ import { planFiles } from "#src/iceberg/scan/plan-files.ts";
 import { currentSnapshot, specById } from "#src/iceberg/spec/table-metadata.ts";
 import { applyTransform } from "#src/iceberg/spec/transform.ts";
 import { Table } from "#src/iceberg/table.ts";
+import { DEFAULT_MAINTENANCE, type MaintenancePolicy } from "#src/job/maintenance.ts";
+import { maintainTable } from "#src/pipeline/maintain.ts";
 import { createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
@@ -83,7 +87,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** A timestamptz as the readers return it: microseconds, UTC. */
 const read = (ms: number) => iso(ms).replace(/\.(\d{3})Z$/, ".$1000Z");
 
-const json = (v: unknown) => JSON.stringify(v);
+const json = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === "bigint" ? `${x}n` : x));
 const models = { clicks: [] as Row[], accounts: new Map<number, Row>(), metrics: [] as Row[], pruned: [] as Row[] };
 
 async function produceBatch(batch: number) {
@@ -224,6 +228,32 @@ test("partition_by changed mid-stream: new files in the new spec, old files as t
     );
     assert.equal(Number(rows[0]!.n), 60, `${engine}: the third batch's rows`);
   }
+});
+
+test("maintenance on partitioned tables: compaction within each partition, expiry, orphans; every engine reads the model", async () => {
+  const policy: MaintenancePolicy = {
+    ...DEFAULT_MAINTENANCE,
+    compaction: { ...DEFAULT_MAINTENANCE.compaction, minInputFiles: 2 },
+    snapshots: { enabled: true, retainLast: 1, maxAgeMs: 0 },
+    manifests: { enabled: true, maxCount: 1 },
+    orphans: { enabled: true, olderThanMs: 0 },
+  };
+  for (const name of ["accounts", "clicks"]) {
+    const before = await sparkFiles(name);
+    const report = await maintainTable(await loadTable(name), policy);
+    assert.ok((report.compaction?.dataFiles ?? 0) > 0, `${name}: files compacted`);
+    const after = await sparkFiles(name);
+    assert.ok(after.length < before.length, `${name}: ${before.length} files -> ${after.length}`);
+    // No two partitions merged: the tuples (per spec) of the live files are those before, less
+    // those whose rows were all deleted.
+    const tuples = (files: Row[]) => new Set(files.map((f) => json([f.spec_id, f.partition])));
+    for (const tuple of tuples(after)) assert.ok(tuples(before).has(tuple), `${name}: ${tuple} existed before`);
+    const perTuple = Map.groupBy(after, (f) => json([f.spec_id, f.partition]));
+    assert.ok([...perTuple.values()].every((g) => g.length >= 1));
+  }
+  await assertModels("after maintenance");
+  const clicks = await sparkFiles("clicks");
+  assert.deepEqual([...new Set(clicks.map((f) => f.spec_id))].sort(), [0, 1], "both specs' files stay in their spec");
 });
 
 test("a filtered query reads fewer files than the whole table, in PyIceberg, DuckDB and Spark", async () => {
