@@ -1,6 +1,6 @@
 // An embedded SQLite catalog in a temporary folder for one test file: opened before its tests with
-// a namespace `ns`, closed and removed after them, and a fresh unpartitioned table per call, so
-// that each test starts from an empty table of its own.
+// a namespace `ns`, closed and removed after them, and a fresh table per call (unpartitioned
+// unless given a spec), so that each test starts from an empty table of its own.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
