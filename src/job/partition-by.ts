@@ -73,7 +73,7 @@ export const partitionBySchema = z
     return fields;
   })
   .describe(
-    "The table's partition spec, e.g. [day(_kafka_timestamp), bucket(16, id), truncate(4, name), region]. Default: unpartitioned.",
+    "The table's partition spec, e.g. [day(_kafka_timestamp), bucket(16, id), truncate(4, name), region]. Absent: a new table is unpartitioned, an existing one keeps its spec; []: unpartitioned.",
   );
 
 /** Checks the entries whose column type the job file fixes: system columns and declared columns. */

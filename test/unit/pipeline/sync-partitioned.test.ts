@@ -186,6 +186,12 @@ test("compaction stays within a partition: each new file holds one tuple of its 
   assert.deepEqual([...afterTuples].sort(), [...tuples].sort(), "the same partitions, none merged away");
   assert.ok(plan.dataFiles.size < before.dataFiles.size);
   await assertFilesHoldOneTuple("accounts");
+  // The key index follows the compaction: keys in the rewritten files, moved to another day, are
+  // retired from the new files.
+  produceAccounts(Array.from({ length: 12 }, (_, i): [number, string, number] => [100 + i, "moved", T0 + 9 * DAY_MS]));
+  const { report } = await f.sync();
+  assert.equal(report.tables.find((x) => x.topic === "accounts")!.positionsDeleted, 12);
+  await assertAccountsModel();
 });
 
 test("partition_by changed mid-stream: a new default spec for new files, old files keep theirs", async () => {
