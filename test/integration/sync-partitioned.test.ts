@@ -42,6 +42,7 @@ const topics = {
   accounts: `${prefix}accounts`,
   metrics: `${prefix}metrics`,
   pruned: `${prefix}pruned`,
+  foreign: `${prefix}foreign`,
 };
 
 const CLICKS_FIRST = ["day(_kafka_timestamp)", "bucket(8, id)", "truncate(3, name)", "region"];
@@ -58,6 +59,8 @@ function jobOf(clicksPartitionBy: string[]) {
     },
     [topics.metrics]: { mode: "append", table: "metrics", partition_by: ["year(at)", "month(at)", "identity(kind)"] },
     [topics.pruned]: { mode: "append", table: "pruned", partition_by: ["bucket(8, id)"] },
+    // Created by Spark with a spec of its own; no partition_by: floe writes in the table's spec.
+    [topics.foreign]: { mode: "append", table: "foreign" },
   };
   return buildJob(
     {
@@ -74,6 +77,12 @@ let readers: Readers;
 before(async () => {
   readers = await startReaders();
   for (const topic of Object.values(topics)) await createTopic(topic, 2);
+  await readers.spark(`CREATE NAMESPACE IF NOT EXISTS rest.${namespace}`);
+  await readers.spark(
+    `CREATE TABLE rest.${namespace}.foreign (id bigint, n int, name string, at timestamp) USING iceberg
+     PARTITIONED BY (bucket(16, id), bucket(7, n), truncate(3, name), truncate(10, n), hours(at))
+     TBLPROPERTIES ('format-version' = '3')`,
+  );
 });
 after(async () => {
   await readers?.close();
@@ -121,7 +130,20 @@ async function produceBatch(batch: number) {
     models.pruned.push({ id: BigInt(value.id), v: value.v });
     return { value: json(value), partition: i % 2 };
   });
+  // Values whose partition tuple Spark computes too: negative ids and ints, multi-byte names,
+  // instants before 1970.
+  const foreign = Array.from({ length: 40 }, (_, i) => {
+    const k = batch * 40 + i;
+    const value = {
+      id: (k * 7919 - 150) * (i % 2 === 0 ? 1 : -1),
+      n: k * 37 - 700,
+      name: ["été", "😀ab", "xy", "ice", "iceberg"][i % 5],
+      at: iso(Date.UTC(1969, 11, 31, 22) + k * 1_900_000),
+    };
+    return { value: json(value), partition: i % 2 };
+  });
   await Promise.all([
+    produce(topics.foreign, foreign),
     produce(topics.clicks, clicks),
     produce(topics.accounts, accounts),
     produce(topics.metrics, metrics),
@@ -254,6 +276,44 @@ test("maintenance on partitioned tables: compaction within each partition, expir
   await assertModels("after maintenance");
   const clicks = await sparkFiles("clicks");
   assert.deepEqual([...new Set(clicks.map((f) => f.spec_id))].sort(), [0, 1], "both specs' files stay in their spec");
+});
+
+test("a table Spark partitioned: floe writes in its spec, and each row's tuple is the one Spark computes", async () => {
+  const table = await loadTable("foreign");
+  assert.equal(table.metadata.partitionSpecs.length, 1, "no evolution without partition_by");
+  // Spark inserts the same values floe wrote; its _partition must equal floe's row by row.
+  const floeRows = await readers.spark(
+    `SELECT id, n, name, at, _partition AS p FROM rest.${namespace}.foreign ORDER BY id, n`,
+  );
+  assert.equal(floeRows.length, 120);
+  await readers.spark(
+    `CREATE OR REPLACE TEMPORARY VIEW floe_written AS SELECT id, n, name, at FROM rest.${namespace}.foreign`,
+  );
+  // Spark's INSERT needs every column: the system columns floe added are null in its rows.
+  const described = await readers.spark(`DESCRIBE TABLE rest.${namespace}.foreign`);
+  const columns = described.slice(
+    0,
+    described.findIndex((c) => !c.col_name || String(c.col_name).startsWith("#")),
+  );
+  const select = columns.map((c) =>
+    ["id", "n", "name", "at"].includes(String(c.col_name)) ? c.col_name : `CAST(NULL AS ${c.data_type})`,
+  );
+  await readers.spark(`INSERT INTO rest.${namespace}.foreign SELECT ${select.join(", ")} FROM floe_written`);
+  const pairs = await readers.spark(
+    `SELECT f.id, f._partition AS floe, s._partition AS spark
+     FROM (SELECT *, _partition FROM rest.${namespace}.foreign WHERE _kafka_offset IS NOT NULL) f
+     JOIN (SELECT *, _partition FROM rest.${namespace}.foreign WHERE _kafka_offset IS NULL) s
+     ON f.id = s.id AND f.n = s.n`,
+  );
+  assert.equal(pairs.length, 120);
+  for (const pair of pairs) assert.deepEqual(pair.floe, pair.spark, `id ${pair.id}`);
+  // And Spark, pruning by those tuples, finds each of floe's rows by its bucketed key.
+  for (const row of floeRows.slice(0, 10)) {
+    const found = await readers.spark(
+      `SELECT count(*) AS c FROM rest.${namespace}.foreign WHERE id = ${row.id} AND _kafka_offset IS NOT NULL`,
+    );
+    assert.equal(Number(found[0]!.c), 1, `id ${row.id}`);
+  }
 });
 
 test("a filtered query reads fewer files than the whole table, in PyIceberg, DuckDB and Spark", async () => {
