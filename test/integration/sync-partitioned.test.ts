@@ -7,9 +7,11 @@
 // - partition_by changed mid-stream: a new spec for new files, the old files keep theirs;
 // - maintenance (compaction, manifest rewrite, expiry, orphans) keeps every file in its
 //   partition and spec;
+// - a table Spark created partitioned: floe writes in its spec, each row in the tuple Spark
+//   computes for the same values;
 // - a filtered query that each engine plans on fewer files than the whole table: PyIceberg's
-//   plan_files counts, and every file the filter excludes removed from storage, so that an
-//   engine that did not prune by the partition tuple fails to read it.
+//   plan_files counts, DuckDB's "Total Files Read", and every file the filter excludes removed
+//   from storage, so that an engine that did not prune by the partition tuple fails to read it.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -340,6 +342,19 @@ test("a filtered query reads fewer files than the whole table, in PyIceberg, Duc
   assert.ok(plan.all >= 8, `8 buckets over 3 syncs: ${plan.all} files`);
   assert.ok(plan.filtered > 0 && plan.filtered < plan.all, `PyIceberg plans ${plan.filtered} of ${plan.all} files`);
   assert.equal(plan.rows, 1);
+
+  // DuckDB: its scan says how many files it read.
+  const filesRead = async (where: string) => {
+    const plan = await readers.sql("duckdb", `EXPLAIN ANALYZE SELECT max(v) FROM rest.${namespace}.pruned ${where}`);
+    const text = plan.map((row) => Object.values(row).join("\n")).join("\n");
+    const match = /Total Files Read: (\d+)/.exec(text);
+    assert.ok(match, `no file count in DuckDB's plan: ${text}`);
+    return Number(match[1]);
+  };
+  const duckAll = await filesRead("");
+  const duckFiltered = await filesRead(`WHERE id = ${id}`);
+  assert.equal(duckAll, plan.all, "DuckDB reads every file without a filter");
+  assert.ok(duckFiltered < duckAll, `DuckDB reads ${duckFiltered} of ${duckAll} files`);
 
   // Remove every data file of another bucket. The ids of each file span the whole range, so only
   // the partition tuple tells an engine it may skip one.
