@@ -12,6 +12,7 @@ import {
 import { RewriteFiles } from "./commit/rewrite-files.ts";
 import { RewriteManifests } from "./commit/rewrite-manifests.ts";
 import { RowDelta } from "./commit/row-delta.ts";
+import { commitPartitionSpec, type UnboundPartitionField } from "./commit/update-partition-spec.ts";
 import { commitProperties } from "./commit/update-properties.ts";
 import { commitSchemaChange, SchemaChange } from "./commit/update-schema.ts";
 import type { FileIO } from "./io/file-io.ts";
@@ -102,6 +103,11 @@ export class Table {
     const schemaChange = new SchemaChange();
     change(schemaChange);
     await commitSchemaChange(this, schemaChange);
+  }
+
+  /** Partition evolution: new data follows `fields`; files already written keep their spec. */
+  async updateSpec(fields: readonly UnboundPartitionField[]): Promise<void> {
+    await commitPartitionSpec(this, fields);
   }
 
   async setProperties(updates: Record<string, string>, removals: string[] = []): Promise<void> {

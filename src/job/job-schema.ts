@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
+import type { UnboundPartitionField } from "../iceberg/commit/update-partition-spec.ts";
 import { commitPolicySchema } from "./commit-policy.ts";
 import { type DedupKey, parseDedupKey } from "./dedup-key.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
@@ -28,6 +29,7 @@ import {
   type ValueFormat,
 } from "./job.ts";
 import { maintenanceSchema } from "./maintenance.ts";
+import { checkPartitionTypes, partitionBySchema } from "./partition-by.ts";
 import { parseSchedule, ScheduleError } from "./schedule.ts";
 import { identifier, nonEmpty } from "./schema-parts.ts";
 import { Secret } from "./secret.ts";
@@ -105,6 +107,7 @@ const bindingFields = {
     .describe(
       "Column types by field, e.g. {amount: double}: they win over inference, when the table is created and for every value.",
     ),
+  partition_by: partitionBySchema.optional(),
 };
 
 type BindingInput = {
@@ -113,6 +116,7 @@ type BindingInput = {
   format?: ValueFormat;
   key_format?: KeyFormat;
   columns?: Record<string, unknown> | undefined;
+  partition_by?: UnboundPartitionField[] | undefined;
 };
 
 function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
@@ -142,6 +146,8 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
       message: `only with format json; this ${s.format} stream's columns come from its schema`,
     });
   }
+  if (s.partition_by)
+    checkPartitionTypes(s.partition_by, (s.columns ?? {}) as Record<string, DeclarableType>, ctx, ["partition_by"]);
   if (s.mode === "upsert" && s.dedup_keys === undefined) {
     ctx.addIssue({ code: "custom", path: ["dedup_keys"], message: "required when mode is upsert" });
   }
@@ -178,7 +184,13 @@ function bindingSettings(
 ): BindingSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
   const { format, key_format: keyFormat } = s;
-  const common = { onError: s.on_error, columns, format, keyFormat };
+  const common = {
+    onError: s.on_error,
+    columns,
+    format,
+    keyFormat,
+    ...(s.partition_by === undefined ? {} : { partitionBy: s.partition_by }),
+  };
   const dedupKeys = (s.dedup_keys ?? []).map(parseDedupKey);
   return s.mode === "upsert"
     ? { mode: "upsert", dedupKeys: dedupKeys as [DedupKey, ...DedupKey[]], ...common }

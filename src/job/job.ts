@@ -9,6 +9,7 @@
 // selects); the file's keys keep those names, the model calls them bindings.
 
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
+import type { UnboundPartitionField } from "../iceberg/commit/update-partition-spec.ts";
 import type { CommitPolicy } from "./commit-policy.ts";
 import type { DedupKey } from "./dedup-key.ts";
 import type { Destination } from "./destination.ts";
@@ -74,6 +75,11 @@ export type BindingSettings =
       readonly format: ValueFormat;
       /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
       readonly keyFormat: KeyFormat;
+      /**
+       * The table's partition spec (`partition_by`), by column name; empty: unpartitioned. Absent:
+       * a new table is unpartitioned and an existing one keeps its spec.
+       */
+      readonly partitionBy?: readonly UnboundPartitionField[];
     }
   | {
       readonly mode: "append";
@@ -84,6 +90,11 @@ export type BindingSettings =
       readonly format: ValueFormat;
       /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
       readonly keyFormat: KeyFormat;
+      /**
+       * The table's partition spec (`partition_by`), by column name; empty: unpartitioned. Absent:
+       * a new table is unpartitioned and an existing one keeps its spec.
+       */
+      readonly partitionBy?: readonly UnboundPartitionField[];
     };
 
 /** One topic to one table: the topic, the table it lands in, and its settings. */

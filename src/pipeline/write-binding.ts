@@ -7,7 +7,13 @@
 import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
 import { millisToMicros, type OpType } from "../decode/system-columns.ts";
 import { type Catalog, identifierToString, isCatalogError } from "../iceberg/catalog/catalog.ts";
-import { writeDataFiles } from "../iceberg/data-writer.ts";
+import {
+  bindPartitionSpec,
+  PartitionFieldError,
+  partitionSpecUpdates,
+} from "../iceberg/commit/update-partition-spec.ts";
+import { type WrittenFile, writeDataFileRows } from "../iceberg/data-writer.ts";
+import { IcebergError } from "../iceberg/errors.ts";
 import {
   type RequestedWriteSettings,
   resolveWriteSettings,
@@ -15,13 +21,12 @@ import {
   writeSettingsProperties,
 } from "../iceberg/index.ts";
 import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
-import type { DataFile } from "../iceberg/spec/manifest.ts";
-import { unpartitioned } from "../iceberg/spec/partition-spec.ts";
+import { type PartitionSpec, unpartitioned } from "../iceberg/spec/partition-spec.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import type { Snapshot } from "../iceberg/spec/snapshot.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
 import { Table } from "../iceberg/table.ts";
-import type { Job } from "../job/job.ts";
+import type { Binding, Job } from "../job/job.ts";
 import { deadLetterTableName } from "../job/topics.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
@@ -147,7 +152,8 @@ async function commitRound(
   }
   const changes = batch.inference.changes();
   if (!table) {
-    table = await createTable(tables, binding.table, batch.inference.schema);
+    const spec = partitionSpecOf(binding, batch.inference.schema, `${job.namespace}.${binding.table}`);
+    table = await createTable(tables, binding.table, batch.inference.schema, spec);
     tables.table = table;
     report.created = true;
     report.columnsAdded = batch.inference.schema.fields.map((f) => f.name);
@@ -161,6 +167,7 @@ async function commitRound(
     report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
     await faultPoint("after-schema-change");
   }
+  if (!report.created && binding.partitionBy) await evolvePartitionSpec(table, binding);
 
   const committed = tables.tablePosition;
   if (batch.rows.count === 0 && samePosition(advancePosition(committed, readOffsets, tables.topicIds), committed)) {
@@ -185,7 +192,7 @@ async function commitRound(
   if (binding.mode === "append") {
     const rowBatch = new RowBatch(schema, rows.count, rows.typed);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
-    const files = await writeRows(tables, table, rowBatch.builder);
+    const files = (await writeRows(tables, table, rowBatch.builder)).map((w) => w.file);
     await faultPoint("after-data-files");
     snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
     await faultPoint("after-table-commit");
@@ -214,7 +221,8 @@ async function commitRound(
       rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, hashes);
       rowMessages.push(i);
     }
-    const files = await writeRows(tables, table, rowBatch.builder);
+    const written = await writeRows(tables, table, rowBatch.builder);
+    const files = written.map((w) => w.file);
     const planned = index.snapshotId;
     const upserted = table;
     const delta = table.newRowDelta().addRows(...files);
@@ -230,7 +238,7 @@ async function commitRound(
     await faultPoint("after-data-files");
     snapshot = await claimOffsets(delta, claim).commit();
     await faultPoint("after-table-commit");
-    recordCommit(index, hashes!, winners, writtenRows(files, rowMessages), snapshot.snapshotId);
+    recordCommit(index, hashes!, winners, writtenRows(written, rowMessages), snapshot.snapshotId);
     await store.save(index);
     tables.keyIndexStore = store;
     report.dataFilesAdded = files.length;
@@ -264,23 +272,55 @@ async function recordWriteSettings(tables: BindingTables, table: Table): Promise
   if (Object.keys(changes).length > 0) await table.setProperties(changes);
 }
 
-async function writeRows(tables: BindingTables, table: Table, builder: ColumnBatchBuilder): Promise<DataFile[]> {
+async function writeRows(tables: BindingTables, table: Table, builder: ColumnBatchBuilder): Promise<WrittenFile[]> {
   if (builder.rowCount === 0) return [];
-  return writeDataFiles(table, builder.build(), requestedSettings(tables));
+  return writeDataFileRows(table, builder.build(), requestedSettings(tables));
 }
 
-/** Row r of the k-th file holds the message at rowMessages[sum of earlier files' rows + r]. */
-function writtenRows(files: readonly DataFile[], rowMessages: readonly number[]): WrittenRows[] {
-  let start = 0;
-  return files.map((file) => {
-    const count = Number(file.recordCount);
-    const messages = Uint32Array.from(rowMessages.slice(start, start + count));
-    start += count;
-    return { path: file.filePath, messages };
-  });
+/** Row r of a file holds row rows[r] of the batch, the message at rowMessages[rows[r]]. */
+function writtenRows(written: readonly WrittenFile[], rowMessages: readonly number[]): WrittenRows[] {
+  return written.map(({ file, rows }) => ({ path: file.filePath, messages: rows.map((r) => rowMessages[r]!) }));
 }
 
-async function createTable(tables: BindingTables, name: string, schema: Schema): Promise<Table> {
+/** The partition spec a new table of the binding gets: its partition_by over the schema, else none. */
+function partitionSpecOf(binding: Binding, schema: Schema, table: string): PartitionSpec {
+  if (!binding.partitionBy || binding.partitionBy.length === 0) return unpartitioned;
+  try {
+    return bindPartitionSpec(schema, binding.partitionBy);
+  } catch (error) {
+    throw partitionByError(error, binding, table);
+  }
+}
+
+/**
+ * A table whose default spec is not the binding's partition_by evolves to it (spec "Partition
+ * Evolution"): new files follow the new spec, the files written before keep theirs.
+ */
+async function evolvePartitionSpec(table: Table, binding: Binding): Promise<void> {
+  try {
+    if (partitionSpecUpdates(table.metadata, binding.partitionBy!).updates.length === 0) return;
+    await table.updateSpec(binding.partitionBy!);
+  } catch (error) {
+    throw partitionByError(error, binding, table.name);
+  }
+}
+
+/** A partition field the table's columns do not allow, named by its place in the job file. */
+function partitionByError(error: unknown, binding: Binding, table: string): unknown {
+  if (!(error instanceof PartitionFieldError)) return error;
+  return new IcebergError(
+    "validation",
+    `streams.${binding.topic}.partition_by.${error.index}: ${error.message} in table ${table}`,
+    { cause: error },
+  );
+}
+
+async function createTable(
+  tables: BindingTables,
+  name: string,
+  schema: Schema,
+  spec: PartitionSpec = unpartitioned,
+): Promise<Table> {
   const { job, catalog } = tables;
   const identifier = { namespace: [job.namespace], name };
   try {
@@ -288,7 +328,7 @@ async function createTable(tables: BindingTables, name: string, schema: Schema):
       catalog,
       await catalog.createTable(identifier, {
         schema,
-        spec: unpartitioned,
+        spec,
         properties: {
           [TableProperties.FLOE_JOB.key]: job.name,
           ...writeSettingsProperties(resolveWriteSettings(requestedSettings(tables), {}).settings),
@@ -324,7 +364,7 @@ async function commitDeadLetters(tables: BindingTables, batch: BindingBatch, rea
       _floe_timestamp: writtenAt,
     });
   }
-  const files = await writeRows(tables, table, builder);
+  const files = (await writeRows(tables, table, builder)).map((w) => w.file);
   const claim: OffsetClaim = {
     table: table.name,
     job: tables.job.name,

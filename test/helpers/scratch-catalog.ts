@@ -1,12 +1,12 @@
 // An embedded SQLite catalog in a temporary folder for one test file: opened before its tests with
-// a namespace `ns`, closed and removed after them, and a fresh unpartitioned table per call, so
-// that each test starts from an empty table of its own.
+// a namespace `ns`, closed and removed after them, and a fresh table per call (unpartitioned
+// unless given a spec), so that each test starts from an empty table of its own.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
 import { openSqlCatalog, type SqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
-import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { type PartitionSpec, unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
 import type { NestedField } from "#src/iceberg/spec/types.ts";
 import { Table } from "#src/iceberg/table.ts";
 import { narrowFields } from "./tables.ts";
@@ -18,6 +18,7 @@ export interface ScratchCatalog {
   readonly newTable: (options?: {
     fields?: readonly NestedField[];
     properties?: Record<string, string>;
+    spec?: PartitionSpec;
   }) => Promise<Table>;
 }
 
@@ -40,11 +41,11 @@ export function scratchCatalog(prefix: string): ScratchCatalog {
   };
   return {
     catalog: open,
-    newTable: async ({ fields = narrowFields, properties = {} } = {}) => {
+    newTable: async ({ fields = narrowFields, properties = {}, spec = unpartitioned } = {}) => {
       const identifier = { namespace: ["ns"], name: `t${tables++}` };
       const metadata = await open().createTable(identifier, {
         schema: { schemaId: 0, fields },
-        spec: unpartitioned,
+        spec,
         properties,
       });
       return new Table(open(), metadata);

@@ -3,7 +3,7 @@
 import { writeManifestList } from "../avro/manifest-list.ts";
 import { ManifestWriter, type NewManifestFile } from "../avro/manifest-writer.ts";
 import { newMetadataFileLocation } from "../locations.ts";
-import type { ManifestContent, ManifestFile } from "../spec/manifest.ts";
+import { type DataFile, ManifestContent, type ManifestFile } from "../spec/manifest.ts";
 import { currentSchema, specById, type TableMetadata } from "../spec/table-metadata.ts";
 import type { Table } from "../table.ts";
 
@@ -25,6 +25,26 @@ export async function writeManifestFile(
   const { bytes, manifest } = writer.finish(location);
   await table.io.write(location, bytes);
   return manifest;
+}
+
+/**
+ * New data files as manifests of ADDED entries, one per partition spec the files follow (spec
+ * "Manifests": a manifest holds files of one spec, whose id its metadata and list entry carry).
+ */
+export function writeDataManifests(
+  table: Table,
+  base: TableMetadata,
+  snapshotId: bigint,
+  files: readonly DataFile[],
+): Promise<NewManifestFile[]> {
+  const bySpec = Map.groupBy(files, (file) => file.specId ?? base.defaultSpecId);
+  return Promise.all(
+    [...bySpec].map(([specId, ofSpec]) =>
+      writeManifestFile(table, base, { content: ManifestContent.DATA, snapshotId, specId }, (writer) => {
+        for (const file of ofSpec) writer.add(file);
+      }),
+    ),
+  );
 }
 
 export async function writeManifestListFile(

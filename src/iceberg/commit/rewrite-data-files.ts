@@ -15,6 +15,11 @@
 // when the file does not hold it) and its _last_updated_sequence_number (the file's data sequence
 // number when not held), written as the two metadata columns of the new file.
 //
+// Spec "Partitioning": a data file holds rows of one partition tuple of one spec. Files are
+// grouped by spec and tuple before bin-packing, and each group is written back in its own spec
+// (not the table's default, which a partition evolution may have changed since): a compaction
+// never merges two partitions or two specs.
+//
 // Concurrency: the RewriteFiles commit fails with a RewriteConflictError when a DV was committed
 // meanwhile on a file being rewritten (as Java's validateNoNewDeletesForDataFiles); the files
 // written are then deleted and the rewrite is planned and done again on the new table, up to
@@ -26,10 +31,10 @@ import { ColumnBatchBuilder } from "../parquet/column-batch.ts";
 import { compressors } from "../parquet/key-column-reader.ts";
 import { readDeletedPositions } from "../scan/deleted-positions.ts";
 import { type LiveFile, planFiles } from "../scan/plan-files.ts";
-import type { DataFile, DeletionVectorFile } from "../spec/manifest.ts";
+import type { DataFile, DeletionVectorFile, PartitionValues } from "../spec/manifest.ts";
 import type { Schema } from "../spec/schema.ts";
 import type { Snapshot } from "../spec/snapshot.ts";
-import { currentSchema, currentSnapshot, type TableMetadata } from "../spec/table-metadata.ts";
+import { currentSchema, currentSnapshot, specById, type TableMetadata } from "../spec/table-metadata.ts";
 import { propertyValue, WRITE_TARGET_FILE_SIZE_BYTES } from "../spec/table-properties.ts";
 import type { IcebergType } from "../spec/types.ts";
 import type { Table } from "../table.ts";
@@ -132,16 +137,33 @@ export async function planDataFileRewrite(
 ): Promise<{ groups: LiveFile<DataFile>[][]; dvs: Map<string, LiveFile<DeletionVectorFile>> }> {
   const plan = await planFiles(table, currentSnapshot(table.metadata));
   const target = options.targetFileSizeBytes ?? targetFileSize(table.metadata);
-  const candidates: FileCandidate[] = [...plan.dataFiles.values()].map(({ entry }) => ({
-    path: entry.file.filePath,
-    sizeBytes: Number(entry.file.fileSizeInBytes),
-    records: Number(entry.file.recordCount),
-    deletedRecords: Number(plan.deletionVectors.get(entry.file.filePath)?.entry.file.recordCount ?? 0n),
-  }));
-  const groups = planRewriteGroups(candidates, { ...options, targetFileSizeBytes: target }).map((g) =>
-    g.map((c) => plan.dataFiles.get(c.path)!),
+  const partitions = Map.groupBy(plan.dataFiles.values(), (live) =>
+    partitionKey(live.manifest.partitionSpecId, live.entry.file.partition),
   );
+  const groups = [...partitions.values()].flatMap((files) => {
+    const candidates: FileCandidate[] = files.map(({ entry }) => ({
+      path: entry.file.filePath,
+      sizeBytes: Number(entry.file.fileSizeInBytes),
+      records: Number(entry.file.recordCount),
+      deletedRecords: Number(plan.deletionVectors.get(entry.file.filePath)?.entry.file.recordCount ?? 0n),
+    }));
+    return planRewriteGroups(candidates, { ...options, targetFileSizeBytes: target }).map((g) =>
+      g.map((c) => plan.dataFiles.get(c.path)!),
+    );
+  });
   return { groups, dvs: plan.deletionVectors };
+}
+
+/** Files of one spec and one partition tuple share this key (a missing value is null). */
+export function partitionKey(specId: number, partition: PartitionValues): string {
+  const values = [...partition]
+    .filter(([, v]) => v !== null && v !== undefined)
+    .sort(([a], [b]) => a - b)
+    .map(
+      ([id, v]) =>
+        `${id}=${v instanceof Uint8Array ? `x${Buffer.from(v).toString("hex")}` : `${typeof v}:${String(v)}`}`,
+    );
+  return `${specId}/${values.join("/")}`;
 }
 
 /** The size a rewrite aims at when asked for none: the table's write.target-file-size-bytes, else its default. */
@@ -188,6 +210,7 @@ export async function rewriteDataFiles(
         result.rows += builder.rowCount;
         const files = await writeDataFiles(table, builder.build(), {
           schema,
+          spec: specById(table.metadata, group[0]!.manifest.partitionSpecId),
           targetFileSizeBytes: options.targetFileSizeBytes ?? targetFileSize(table.metadata),
         });
         written.push(...files);

@@ -23,13 +23,12 @@ import {
   type DataFile,
   type DeletionVectorFile,
   isDeletionVector,
-  ManifestContent,
   type ManifestFile,
 } from "../spec/manifest.ts";
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
 import { mergeManifests } from "./manifest-merge.ts";
-import { writeManifestFile } from "./manifests.ts";
+import { writeDataManifests, writeManifestFile } from "./manifests.ts";
 import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
 import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
 import { ValidationError } from "./validation-error.ts";
@@ -50,7 +49,7 @@ export class RewriteFiles extends SnapshotProducer {
   /** Replaced data file path -> the DV the rewrite applied to it (identity), or null for none. */
   readonly #replaced = new Map<string, string | null>();
   readonly #added: DataFile[] = [];
-  #manifest: Promise<NewManifestFile> | undefined;
+  #manifests: Promise<NewManifestFile[]> | undefined;
 
   /** Replaces `dataFile`, whose rows the new files hold minus those `appliedDV` deletes. */
   deleteFile(dataFile: DataFile | string, appliedDV?: DeletionVectorFile): this {
@@ -81,14 +80,8 @@ export class RewriteFiles extends SnapshotProducer {
     }
     for (const file of this.#added) summary.addedFile(file);
 
-    this.#manifest ??= writeManifestFile(
-      this.table,
-      base,
-      { content: ManifestContent.DATA, snapshotId: this.snapshotId },
-      (writer) => {
-        for (const file of this.#added) writer.add(file);
-      },
-    );
+    // A compaction writes each group's rows in the spec of the files it replaces: one manifest per spec.
+    this.#manifests ??= writeDataManifests(this.table, base, this.snapshotId, this.#added);
     const touched = new Set<string>();
     for (const path of this.#replaced.keys()) touched.add(plan.dataFiles.get(path)!.manifest.manifestPath);
     for (const dv of plan.deletionVectors.values()) {
@@ -98,7 +91,7 @@ export class RewriteFiles extends SnapshotProducer {
       plan.manifests.filter((m) => touched.has(m.manifestPath)).map((m) => this.#withoutReplaced(base, m, removedDVs)),
     );
     const kept = plan.manifests.filter((m) => !touched.has(m.manifestPath));
-    const added: (ManifestFile | NewManifestFile)[] = this.#added.length > 0 ? [await this.#manifest] : [];
+    const added: (ManifestFile | NewManifestFile)[] = await this.#manifests;
     const manifests = await mergeManifests(this.table, base, this.snapshotId, [...added, ...rewritten, ...kept]);
     return { manifests, summary };
   }
@@ -144,7 +137,7 @@ export class RewriteFiles extends SnapshotProducer {
   }
 
   #assertNotStarted(): void {
-    if (this.#manifest) throw new Error(`${this.table.name}: rewrite changed after its commit started`);
+    if (this.#manifests) throw new Error(`${this.table.name}: rewrite changed after its commit started`);
   }
 }
 

@@ -35,7 +35,7 @@ import {
 import type { Snapshot, SnapshotOperation } from "../spec/snapshot.ts";
 import type { TableMetadata } from "../spec/table-metadata.ts";
 import { mergeManifests } from "./manifest-merge.ts";
-import { writeManifestFile } from "./manifests.ts";
+import { writeDataManifests, writeManifestFile } from "./manifests.ts";
 import { type SnapshotChanges, SnapshotProducer } from "./snapshot-producer.ts";
 import { SnapshotSummaryBuilder } from "./snapshot-summary.ts";
 import { ValidationError } from "./validation-error.ts";
@@ -62,7 +62,7 @@ export class RowDelta extends SnapshotProducer {
   #plannedOn: bigint | null | undefined;
   /** The DV each target data file had when the deletes were planned: a later change is a conflict. */
   #startingDVs: Map<string, string | undefined> | undefined;
-  #dataManifest: Promise<NewManifestFile | undefined> | undefined;
+  #dataManifests: Promise<NewManifestFile[]> | undefined;
   #written: Promise<{ deletes: NewManifestFile[]; dvs: WrittenDeletionVectors }> | undefined;
 
   addRows(...files: DataFile[]): this {
@@ -113,9 +113,9 @@ export class RowDelta extends SnapshotProducer {
     }
     const plan = await planFiles(this.table, parent);
     this.#validateDeletes(plan);
-    this.#dataManifest ??= this.#writeDataManifest(base);
+    this.#dataManifests ??= this.#writeDataManifests(base);
     this.#written ??= this.#writeDeletes(base, plan);
-    const [data, written] = await Promise.all([this.#dataManifest, this.#written]);
+    const [data, written] = await Promise.all([this.#dataManifests, this.#written]);
 
     // The DVs the new ones supersede, as this attempt's plan finds them: validateDeletes() checked they
     // are the DVs whose positions the new ones include, and a manifest rewrite meanwhile (say,
@@ -132,7 +132,7 @@ export class RowDelta extends SnapshotProducer {
     const rewritten = await this.#removeReplacedDVs(base, replaced);
     const rewrittenPaths = new Set(replaced.map((r) => r.manifest.manifestPath));
     const kept = plan.manifests.filter((m) => !rewrittenPaths.has(m.manifestPath));
-    const added = [data, ...written.deletes].filter((m) => m !== undefined);
+    const added = [...data, ...written.deletes];
     // Small manifests merged as Java's MergingSnapshotProducer does (manifest-merge.ts).
     return {
       manifests: await mergeManifests(this.table, base, this.snapshotId, [...added, ...rewritten, ...kept]),
@@ -159,16 +159,8 @@ export class RowDelta extends SnapshotProducer {
   }
 
   /** Written once: its ADDED entries inherit the sequence number, so every attempt reuses it. */
-  async #writeDataManifest(base: TableMetadata): Promise<NewManifestFile | undefined> {
-    if (this.#dataFiles.length === 0) return undefined;
-    return writeManifestFile(
-      this.table,
-      base,
-      { content: ManifestContent.DATA, snapshotId: this.snapshotId },
-      (writer) => {
-        for (const file of this.#dataFiles) writer.add(file);
-      },
-    );
+  #writeDataManifests(base: TableMetadata): Promise<NewManifestFile[]> {
+    return writeDataManifests(this.table, base, this.snapshotId, this.#dataFiles);
   }
 
   async #writeDeletes(base: TableMetadata, plan: FileSnapshot) {
@@ -262,7 +254,7 @@ export class RowDelta extends SnapshotProducer {
   }
 
   #assertNotStarted(): void {
-    if (this.#dataManifest) throw new Error(`${this.table.name}: row delta changed after its commit started`);
+    if (this.#dataManifests) throw new Error(`${this.table.name}: row delta changed after its commit started`);
   }
 }
 

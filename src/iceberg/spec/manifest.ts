@@ -44,6 +44,11 @@ export interface DataFile extends ContentFileBase {
   content: typeof FileContent.DATA;
   /** v3: null for new files; inherited from the manifest's first_row_id on read. */
   firstRowId?: bigint;
+  /**
+   * The partition spec `partition` follows (Java's ContentFile.specId()), for a new file: it goes
+   * into a manifest of that spec. Absent: the table's default spec. Not a manifest column.
+   */
+  specId?: number;
 }
 
 /** A v3 deletion vector: one blob in a Puffin file, for exactly one data file. */

@@ -114,6 +114,24 @@ export function partitionSpecToJson(spec: PartitionSpec): unknown {
   };
 }
 
+/**
+ * Spec "Partitioning": two specs are equivalent when they have the same fields in order, each
+ * with the same source, transform and name (their ids aside).
+ */
+export function equivalentSpecs(a: PartitionSpec, b: PartitionSpec): boolean {
+  return (
+    a.fields.length === b.fields.length &&
+    a.fields.every((f, i) => {
+      const g = b.fields[i]!;
+      return (
+        f.sourceId === g.sourceId &&
+        f.name === g.name &&
+        transformToString(f.transform) === transformToString(g.transform)
+      );
+    })
+  );
+}
+
 /** The type of a partition value, the column type of the manifest's partition struct. */
 export function partitionResultType(field: PartitionField, schema: Schema): IcebergType {
   const source = fieldById(schema, field.sourceId);

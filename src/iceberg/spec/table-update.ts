@@ -4,8 +4,8 @@
 
 import { stringifyJson } from "../../lib/int64-json.ts";
 import { IcebergError } from "../errors.ts";
-import { type PartitionSpec, partitionSpecToJson } from "./partition-spec.ts";
-import { highestFieldId, type Schema, schemaToJson } from "./schema.ts";
+import { equivalentSpecs, type PartitionSpec, partitionSpecToJson } from "./partition-spec.ts";
+import { allFieldIds, asStruct, highestFieldId, type Schema, schemaToJson } from "./schema.ts";
 import { MAIN_BRANCH, type Snapshot, snapshotToJson } from "./snapshot.ts";
 import type { TableMetadata } from "./table-metadata.ts";
 import { FORMAT_VERSION } from "./table-properties.ts";
@@ -13,6 +13,8 @@ import { FORMAT_VERSION } from "./table-properties.ts";
 export type TableUpdate =
   | { action: "add-schema"; schema: Schema }
   | { action: "set-current-schema"; schemaId: number }
+  | { action: "add-spec"; spec: PartitionSpec }
+  | { action: "set-default-spec"; specId: number }
   | { action: "add-snapshot"; snapshot: Snapshot }
   | { action: "set-snapshot-ref"; refName: string; snapshotId: bigint; type: "branch" | "tag" }
   | { action: "remove-snapshots"; snapshotIds: bigint[] }
@@ -24,10 +26,14 @@ export type TableRequirement =
   | { type: "assert-table-uuid"; uuid: string }
   | { type: "assert-ref-snapshot-id"; ref: string; snapshotId: bigint | null }
   | { type: "assert-current-schema-id"; currentSchemaId: number }
-  | { type: "assert-last-assigned-field-id"; lastAssignedFieldId: number };
+  | { type: "assert-last-assigned-field-id"; lastAssignedFieldId: number }
+  | { type: "assert-default-spec-id"; defaultSpecId: number }
+  | { type: "assert-last-assigned-partition-id"; lastAssignedPartitionId: number };
 
 /** set-current-schema with this id means "the schema added by this commit" (REST spec). */
 export const LAST_ADDED_SCHEMA = -1;
+/** set-default-spec with this id means "the spec added by this commit" (REST spec). */
+export const LAST_ADDED_SPEC = -1;
 
 export function tableUpdateToJson(u: TableUpdate): unknown {
   switch (u.action) {
@@ -35,6 +41,10 @@ export function tableUpdateToJson(u: TableUpdate): unknown {
       return { action: u.action, schema: schemaToJson(u.schema), "last-column-id": highestFieldId(u.schema) };
     case "set-current-schema":
       return { action: u.action, "schema-id": u.schemaId };
+    case "add-spec":
+      return { action: u.action, spec: partitionSpecToJson(u.spec) };
+    case "set-default-spec":
+      return { action: u.action, "spec-id": u.specId };
     case "add-snapshot":
       return { action: u.action, snapshot: snapshotToJson(u.snapshot) };
     case "set-snapshot-ref":
@@ -60,6 +70,10 @@ export function tableRequirementToJson(r: TableRequirement): unknown {
       return { type: r.type, "current-schema-id": r.currentSchemaId };
     case "assert-last-assigned-field-id":
       return { type: r.type, "last-assigned-field-id": r.lastAssignedFieldId };
+    case "assert-default-spec-id":
+      return { type: r.type, "default-spec-id": r.defaultSpecId };
+    case "assert-last-assigned-partition-id":
+      return { type: r.type, "last-assigned-partition-id": r.lastAssignedPartitionId };
   }
 }
 
@@ -104,6 +118,20 @@ export function checkRequirements(metadata: TableMetadata, requirements: readonl
           );
         }
         break;
+      case "assert-default-spec-id":
+        if (metadata.defaultSpecId !== r.defaultSpecId) {
+          throw new CommitConflictError(
+            `assert-default-spec-id failed: default spec is ${metadata.defaultSpecId}, expected ${r.defaultSpecId}`,
+          );
+        }
+        break;
+      case "assert-last-assigned-partition-id":
+        if (metadata.lastPartitionId !== r.lastAssignedPartitionId) {
+          throw new CommitConflictError(
+            `assert-last-assigned-partition-id failed: last partition id is ${metadata.lastPartitionId}, expected ${r.lastAssignedPartitionId}`,
+          );
+        }
+        break;
     }
   }
 }
@@ -112,6 +140,7 @@ export function checkRequirements(metadata: TableMetadata, requirements: readonl
 export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpdate[], nowMs: bigint): TableMetadata {
   let m: TableMetadata = { ...metadata, lastUpdatedMs: nowMs };
   let lastAddedSchemaId: number | undefined;
+  let lastAddedSpecId: number | undefined;
   for (const u of updates) {
     switch (u.action) {
       case "add-schema": {
@@ -130,6 +159,38 @@ export function applyUpdates(metadata: TableMetadata, updates: readonly TableUpd
           throw new IcebergError("validation", `set-current-schema: no schema with id ${u.schemaId}`);
         }
         m = { ...m, currentSchemaId: id };
+        break;
+      }
+      case "add-spec": {
+        // Spec "Partitioning": no new spec when an equivalent one exists (same fields: source,
+        // transform and name, in order); a new one gets the next id, as Java's builder assigns.
+        const equivalent = m.partitionSpecs.find((s) => equivalentSpecs(s, u.spec));
+        const schema = m.schemas.find((s) => s.schemaId === m.currentSchemaId);
+        for (const f of u.spec.fields) {
+          if (schema && !allFieldIds(asStruct(schema)).includes(f.sourceId)) {
+            throw new IcebergError(
+              "validation",
+              `add-spec: partition field ${f.name}: no field ${f.sourceId} in the current schema`,
+            );
+          }
+        }
+        const specId = equivalent?.specId ?? Math.max(-1, ...m.partitionSpecs.map((s) => s.specId)) + 1;
+        if (!equivalent) {
+          m = {
+            ...m,
+            partitionSpecs: [...m.partitionSpecs, { ...u.spec, specId }],
+            lastPartitionId: Math.max(m.lastPartitionId, ...u.spec.fields.map((f) => f.fieldId)),
+          };
+        }
+        lastAddedSpecId = specId;
+        break;
+      }
+      case "set-default-spec": {
+        const id = u.specId === LAST_ADDED_SPEC ? lastAddedSpecId : u.specId;
+        if (id === undefined || !m.partitionSpecs.some((s) => s.specId === id)) {
+          throw new IcebergError("validation", `set-default-spec: no partition spec with id ${u.specId}`);
+        }
+        m = { ...m, defaultSpecId: id };
         break;
       }
       case "add-snapshot": {

@@ -8,7 +8,10 @@ import {
   CommitConflictError,
   checkRequirements,
   LAST_ADDED_SCHEMA,
+  LAST_ADDED_SPEC,
   newTableMetadata,
+  tableRequirementToJson,
+  tableUpdateToJson,
 } from "#src/iceberg/spec/table-update.ts";
 import { parseJson, stringifyJson } from "#src/lib/int64-json.ts";
 
@@ -113,4 +116,68 @@ test("table metadata JSON round-trips, int64 ids included", () => {
   const text = stringifyJson(tableMetadataToJson(m));
   assert.match(text, /"current-snapshot-id":9223372036854775000/);
   assert.deepEqual(tableMetadataFromJson(parseJson(text)), m);
+});
+
+test("add-spec then set-default-spec -1: the REST JSON, the new default, an equivalent spec reused, a missing source refused", () => {
+  const spec = {
+    specId: 1,
+    fields: [{ sourceId: 1, fieldId: 1000, name: "id_bucket_4", transform: { kind: "bucket", buckets: 4 } as const }],
+  };
+  assert.deepEqual(tableUpdateToJson({ action: "add-spec", spec }), {
+    action: "add-spec",
+    spec: { "spec-id": 1, fields: [{ "source-id": 1, "field-id": 1000, name: "id_bucket_4", transform: "bucket[4]" }] },
+  });
+  assert.deepEqual(tableUpdateToJson({ action: "set-default-spec", specId: LAST_ADDED_SPEC }), {
+    action: "set-default-spec",
+    "spec-id": -1,
+  });
+  assert.deepEqual(tableRequirementToJson({ type: "assert-default-spec-id", defaultSpecId: 0 }), {
+    type: "assert-default-spec-id",
+    "default-spec-id": 0,
+  });
+  assert.deepEqual(
+    tableRequirementToJson({ type: "assert-last-assigned-partition-id", lastAssignedPartitionId: 999 }),
+    { type: "assert-last-assigned-partition-id", "last-assigned-partition-id": 999 },
+  );
+  const m = applyUpdates(
+    fresh(),
+    [
+      { action: "add-spec", spec },
+      { action: "set-default-spec", specId: LAST_ADDED_SPEC },
+    ],
+    2000n,
+  );
+  assert.equal(m.defaultSpecId, 1);
+  assert.equal(m.lastPartitionId, 1000);
+  // The same spec again (any id) is the one the table has: no third spec.
+  const again = applyUpdates(
+    m,
+    [
+      { action: "add-spec", spec: { ...spec, specId: 7 } },
+      { action: "set-default-spec", specId: -1 },
+    ],
+    3000n,
+  );
+  assert.equal(again.partitionSpecs.length, 2);
+  assert.equal(again.defaultSpecId, 1);
+  assert.throws(
+    () =>
+      applyUpdates(
+        m,
+        [{ action: "add-spec", spec: { specId: 2, fields: [{ ...spec.fields[0]!, sourceId: 99 }] } }],
+        3000n,
+      ),
+    /no field 99 in the current schema/,
+  );
+  assert.throws(
+    () => applyUpdates(m, [{ action: "set-default-spec", specId: 5 }], 3000n),
+    /no partition spec with id 5/,
+  );
+  assert.throws(
+    () => checkRequirements(m, [{ type: "assert-last-assigned-partition-id", lastAssignedPartitionId: 999 }]),
+    CommitConflictError,
+  );
+  // Metadata JSON keeps the specs, the default and last-partition-id.
+  const back = tableMetadataFromJson(parseJson(stringifyJson(tableMetadataToJson(m))));
+  assert.deepEqual([back.defaultSpecId, back.lastPartitionId, back.partitionSpecs.length], [1, 1000, 2]);
 });
