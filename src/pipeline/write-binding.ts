@@ -207,11 +207,14 @@ async function commitRound(
       : new KeyIndexStore(tables.stateDir, table, binding.dedupKeys);
     let index = await store.open(table);
     const tombstones = new Uint8Array(rows.count);
-    for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null ? 1 : 0;
+    const changeDeletes = rows.changes?.deletes;
+    for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null || changeDeletes?.[i] ? 1 : 0;
+    // A change stream's messages of one key are ordered by their source position, not their offsets.
+    const positions = rows.changes?.positions;
     // Which message of a key wins does not depend on the table; whether it updates or creates
     // does, and so do the rows it retires: both are found again below on the parent of every
     // commit attempt. The _op_type written into the data files is the first attempt's.
-    let winners = dedupBatch(hashes!, tombstones, index);
+    let winners = dedupBatch(hashes!, tombstones, index, positions);
     let deletes = planDeletes(index, hashes!, winners);
     const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
     const rowMessages: number[] = [];
@@ -230,7 +233,7 @@ async function commitRound(
       if ((parent?.snapshotId ?? null) !== planned) {
         // Another writer committed since the index was opened: its rows are live rows too.
         index = await store.bringTo(index, upserted, parent);
-        winners = dedupBatch(hashes!, tombstones, index);
+        winners = dedupBatch(hashes!, tombstones, index, positions);
         deletes = planDeletes(index, hashes!, winners);
       }
       return deletes.files;
