@@ -36,6 +36,12 @@ export interface CdcEnvelope {
   readonly columns: readonly { readonly column: string; readonly path: FieldPath }[];
 }
 
+/**
+ * The column every row of a change stream carries: its change's source position, so that a later
+ * sync can tell a replayed older change from a newer one (pipeline/change-order.ts).
+ */
+export const CDC_POSITION = "_cdc_position";
+
 export const DEBEZIUM_OPS: Readonly<Record<ChangeKind, string>> = Object.freeze({
   create: "c",
   update: "u",
@@ -116,7 +122,9 @@ export function readChange(record: JsonRecord, envelope: CdcEnvelope): Change | 
     const value = at(payload, path);
     if (value !== undefined) image[column] = value;
   }
-  return { kind, image, position: positionOf(payload, envelope), tsMillis: tsOf(payload, envelope) };
+  const position = positionOf(payload, envelope);
+  if (kind !== "delete" && position !== null) image[CDC_POSITION] = position;
+  return { kind, image, position, tsMillis: tsOf(payload, envelope) };
 }
 
 function kindOf(op: JsonValue, ops: Readonly<Record<ChangeKind, string>>): ChangeKind | undefined {

@@ -32,6 +32,7 @@ import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
 import type { BindingBatch, RejectReason } from "./binding-batch.ts";
+import { staleChanges, withoutStale } from "./change-order.ts";
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { Freshness } from "./freshness.ts";
@@ -215,6 +216,9 @@ async function commitRound(
     // does, and so do the rows it retires: both are found again below on the parent of every
     // commit attempt. The _op_type written into the data files is the first attempt's.
     let winners = dedupBatch(hashes!, tombstones, index, positions);
+    // Fixed at the first attempt, like the rows written: a retry drops the same messages.
+    const stale = positions && (await staleChanges(table, schema, index, hashes!, winners));
+    winners = withoutStale(winners, stale);
     let deletes = planDeletes(index, hashes!, winners);
     const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
     const rowMessages: number[] = [];
@@ -233,7 +237,7 @@ async function commitRound(
       if ((parent?.snapshotId ?? null) !== planned) {
         // Another writer committed since the index was opened: its rows are live rows too.
         index = await store.bringTo(index, upserted, parent);
-        winners = dedupBatch(hashes!, tombstones, index, positions);
+        winners = withoutStale(dedupBatch(hashes!, tombstones, index, positions), stale);
         deletes = planDeletes(index, hashes!, winners);
       }
       return deletes.files;

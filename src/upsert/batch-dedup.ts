@@ -20,6 +20,8 @@ export interface BatchWinners {
   messages: Uint32Array;
   /** The op of each winner, OP_CREATE, OP_UPDATE or OP_DELETE. */
   ops: Uint8Array;
+  /** Ordered by source positions: each winner's, a tombstone taking that of the change it follows. */
+  positions?: (string | null)[];
 }
 
 /**
@@ -81,11 +83,20 @@ export function dedupBatch(
 
   const messages = new Uint32Array(winners);
   const ops = new Uint8Array(winners);
+  let winnerPositions: (string | null)[] | undefined;
+  if (slotPositions !== undefined) {
+    const byMessage = new Map<number, string | null>();
+    for (let slot = 0; slot < capacity; slot++)
+      if (latest[slot] !== 0) byMessage.set(latest[slot]! - 1, slotPositions[slot] ?? null);
+    winnerPositions = [];
+    for (let message = 0; message < count; message++)
+      if (wins[message] === 1) winnerPositions.push(byMessage.get(message)!);
+  }
   for (let message = 0, w = 0; message < count; message++) {
     if (wins[message] === 0) continue;
     messages[w] = message;
     ops[w] = tombstones[message] === 1 ? OP_DELETE : index.find(hashes, message) >= 0 ? OP_UPDATE : OP_CREATE;
     w++;
   }
-  return { messages, ops };
+  return winnerPositions === undefined ? { messages, ops } : { messages, ops, positions: winnerPositions };
 }
