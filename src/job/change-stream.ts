@@ -25,7 +25,7 @@ const fieldPath = z
   .regex(/^[^.]+(\.[^.]+)*$/, "a field name, with dots between levels (source.lsn)")
   .describe("A field of the envelope; dots between levels (source.lsn).");
 
-export const envelopeSchema = z
+const envelopeFields = z
   .strictObject({
     op: fieldPath.optional().describe("The field holding the kind of change. Default: op."),
     before: fieldPath.optional().describe("The row before the change, which a delete names. Default: before."),
@@ -52,6 +52,13 @@ export const envelopeSchema = z
       .describe("The op values, when they are not Debezium's c, u, d, r."),
   })
   .describe("How the change events name their parts; Debezium's names by default.");
+
+/** `debezium`: Debezium's envelope as it is (with format avro: Debezium's Avro envelope through the registry). */
+export const envelopeSchema = z
+  .union([z.literal("debezium"), envelopeFields])
+  .describe(
+    "The values are change events: debezium (Debezium's envelope), or how another producer's envelope names its parts.",
+  );
 
 export const changeStreamFields = {
   envelope: envelopeSchema.optional(),
@@ -87,8 +94,12 @@ export function isChangeStream(s: ChangeStreamInput): boolean {
 /** The issues of a stream's change-data-capture settings, at their paths in the stream. */
 export function checkChangeStream(s: ChangeStreamInput, ctx: z.RefinementCtx): void {
   const change = isChangeStream(s);
-  if (s.envelope !== undefined && s.format !== undefined && s.format !== "json" && s.format !== "debezium") {
-    ctx.addIssue({ code: "custom", path: ["envelope"], message: `only with format json or debezium, not ${s.format}` });
+  if (s.envelope !== undefined && s.format === "protobuf") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["envelope"],
+      message: "only with format json, debezium or avro, not protobuf",
+    });
   }
   if (change && s.mode !== "upsert") {
     ctx.addIssue({
@@ -146,7 +157,7 @@ export function defaultChangeDedupKeys(s: ChangeStreamInput): string[] {
 /** The envelope of a change stream; undefined for another stream. */
 export function toEnvelope(s: ChangeStreamInput): CdcEnvelope | undefined {
   if (!isChangeStream(s)) return undefined;
-  const e = s.envelope ?? {};
+  const e = s.envelope === undefined || s.envelope === "debezium" ? {} : s.envelope;
   const path = (text: string): FieldPath => text.split(".");
   const ops: Record<ChangeKind, string> = { ...DEBEZIUM_OPS, ...definedOnly(e.ops ?? {}) };
   const ts = e.ts === undefined ? DEBEZIUM_ENVELOPE.ts : [path(e.ts)];

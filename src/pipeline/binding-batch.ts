@@ -18,7 +18,13 @@ import {
 import { RegistrySchema } from "../decode/registry-schema.ts";
 import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
 import { kafkaKeyText } from "../decode/system-columns.ts";
-import type { TypedRecord, TypedValue } from "../decode/typed-record.ts";
+import {
+  type ChangeDecoder,
+  type SchemaDecoder,
+  type TypedRecord,
+  type TypedValue,
+  UnsupportedSchemaError,
+} from "../decode/typed-record.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import { type DedupKey, dedupKeyText, isInMessageKey } from "../job/dedup-key.ts";
 import type { Binding } from "../job/job.ts";
@@ -156,10 +162,7 @@ export class BindingBatch {
     const envelope = binding.envelope;
     this.#envelope = envelope;
     this.#imageOf = envelope === undefined ? undefined : (root) => afterImageOf(root, envelope);
-    if (envelope !== undefined) {
-      if (typed) throw new Error(`topic ${binding.topic}: change events are read from JSON, not ${binding.format}`);
-      this.rows.changes = { deletes: [], positions: [], sourceTimes: [] };
-    }
+    if (envelope !== undefined) this.rows.changes = { deletes: [], positions: [], sourceTimes: [] };
     this.#keyColumns = [...binding.keyColumns];
     if (typed) {
       if (decoders === undefined)
@@ -372,7 +375,8 @@ export class BindingBatch {
   #addFramed(message: KafkaMessage, registry: { schema: RegistrySchema; decoders: RegistryDecoders }): void {
     const value = message.value;
     if (value === null) {
-      this.#tombstone(message);
+      if (this.#envelope === undefined) this.#tombstone(message);
+      else this.#changeTombstone(message);
       return;
     }
     const format = this.binding.format as "avro" | "protobuf";
@@ -393,6 +397,10 @@ export class BindingBatch {
       this.#reject(message, lookup.reason, lookup.detail);
       return;
     }
+    if (this.#envelope !== undefined) {
+      this.#addFramedChange(message, registry, schemaId, lookup.decoder, payload, this.#envelope);
+      return;
+    }
     const decoded = lookup.decoder.decode(payload, messageIndexes);
     if ("problem" in decoded) {
       this.#reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
@@ -409,6 +417,56 @@ export class BindingBatch {
       registry.schema.observe(schemaId, decoded.columns, message, messageIndexes.join(","));
       this.#push(message, typed);
     }
+  }
+
+  /** Change decoders by schema id, or why the schema is no envelope. */
+  readonly #changeDecoders = new Map<number, ChangeDecoder | string>();
+
+  /** A change event framed with a registry schema (Debezium's Avro envelope). */
+  #addFramedChange(
+    message: KafkaMessage,
+    registry: { schema: RegistrySchema; decoders: RegistryDecoders },
+    schemaId: number,
+    decoder: SchemaDecoder,
+    payload: Uint8Array,
+    envelope: CdcEnvelope,
+  ): void {
+    let changes = this.#changeDecoders.get(schemaId);
+    if (changes === undefined) {
+      try {
+        if (decoder.changes === undefined) throw new UnsupportedSchemaError(`a ${this.binding.format} schema`);
+        changes = decoder.changes(envelope);
+      } catch (error) {
+        if (!(error instanceof UnsupportedSchemaError)) throw error;
+        changes = `schema id ${schemaId}: ${error.message}; change events need Avro envelopes`;
+      }
+      this.#changeDecoders.set(schemaId, changes);
+    }
+    if (typeof changes === "string") {
+      this.#reject(message, "unsupported-schema", changes);
+      return;
+    }
+    const decoded = changes.decode(payload);
+    if ("problem" in decoded) {
+      if (decoded.envelope) this.#reject(message, "bad-envelope", decoded.problem);
+      else this.#reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
+      return;
+    }
+    const { record, change } = decoded;
+    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(record[k]));
+    if (missing !== undefined) {
+      const where = change.kind === "delete" ? `${envelope.before.join(".")} of a delete` : envelope.after.join(".");
+      this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar in ${where}`);
+      return;
+    }
+    if (this.#tombstonesDelete && message.key === null) {
+      this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
+      return;
+    }
+    registry.schema.observe(schemaId, changes.columns, message, "change");
+    this.#change = change;
+    this.#push(message, record, change.kind === "delete");
+    this.#change = undefined;
   }
 
   #tombstone(message: KafkaMessage): void {

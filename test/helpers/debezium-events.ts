@@ -262,3 +262,119 @@ export function sourceRow(id: number, name: string, extra: Partial<SourceRow> = 
     ...extra,
   } as SourceRow;
 }
+
+/**
+ * The Avro schema Debezium's AvroConverter registers for the table's envelopes (its value
+ * subject), with the table's extra columns: Connect types in `connect.name`, Decimal with Avro's
+ * decimal logical type, optional columns as unions with null.
+ */
+export function avroEnvelopeSchema(table: DebeziumTable): object {
+  const optional = (type: unknown) => ({ type: ["null", type], default: null });
+  const ns = `${table.server}.public.${table.table}`;
+  return {
+    type: "record",
+    name: "Envelope",
+    namespace: ns,
+    fields: [
+      {
+        name: "before",
+        ...optional({
+          type: "record",
+          name: "Value",
+          fields: [
+            { name: "id", type: { type: "int", "connect.default": 0 }, default: 0 },
+            { name: "name", ...optional("string") },
+            {
+              name: "balance",
+              ...optional({
+                type: "bytes",
+                scale: 2,
+                precision: 10,
+                "connect.version": 1,
+                "connect.parameters": { scale: "2", "connect.decimal.precision": "10" },
+                "connect.name": "org.apache.kafka.connect.data.Decimal",
+                logicalType: "decimal",
+              }),
+            },
+            {
+              name: "born",
+              ...optional({ type: "int", "connect.version": 1, "connect.name": "io.debezium.time.Date" }),
+            },
+            {
+              name: "updated_at",
+              ...optional({ type: "long", "connect.version": 1, "connect.name": "io.debezium.time.MicroTimestamp" }),
+            },
+            ...table.extraColumns.map((c) => ({ name: c, ...optional("string") })),
+          ],
+          "connect.name": `${ns}.Value`,
+        }),
+      },
+      { name: "after", ...optional("Value") },
+      {
+        name: "source",
+        type: {
+          type: "record",
+          name: "Source",
+          namespace: "io.debezium.connector.postgresql",
+          fields: [
+            { name: "version", type: "string" },
+            { name: "connector", type: "string" },
+            { name: "name", type: "string" },
+            { name: "ts_ms", type: "long" },
+            { name: "snapshot", ...optional("string") },
+            { name: "db", type: "string" },
+            { name: "sequence", ...optional("string") },
+            { name: "schema", type: "string" },
+            { name: "table", type: "string" },
+            { name: "txId", ...optional("long") },
+            { name: "lsn", ...optional("long") },
+            { name: "xmin", ...optional("long") },
+          ],
+          "connect.name": "io.debezium.connector.postgresql.Source",
+        },
+      },
+      { name: "op", type: "string" },
+      { name: "ts_ms", ...optional("long") },
+      {
+        name: "transaction",
+        ...optional({
+          type: "record",
+          name: "block",
+          namespace: "event",
+          fields: [
+            { name: "id", type: "string" },
+            { name: "total_order", type: "long" },
+            { name: "data_collection_order", type: "long" },
+          ],
+        }),
+      },
+    ],
+    "connect.name": `${ns}.Envelope`,
+  };
+}
+
+/** The Avro datum of a JSON change event's payload (as avsc writes it: bytes as Buffers, longs as bigints). */
+export function avroEnvelope(value: unknown, table: DebeziumTable): Record<string, unknown> {
+  const payload = (value as { payload: Record<string, unknown> }).payload;
+  const image = (row: Record<string, unknown> | null) =>
+    row && {
+      ...Object.fromEntries(table.extraColumns.map((c) => [c, null])),
+      ...row,
+      balance: Buffer.from(row.balance as string, "base64"),
+      updated_at: BigInt(row.updated_at as number),
+    };
+  const source = payload.source as Record<string, unknown>;
+  return {
+    before: image(payload.before as Record<string, unknown> | null),
+    after: image(payload.after as Record<string, unknown> | null),
+    source: {
+      ...source,
+      ts_ms: BigInt(source.ts_ms as number),
+      txId: BigInt(source.txId as number),
+      lsn: BigInt(source.lsn as number),
+    },
+    op: payload.op,
+    ts_ms: BigInt(payload.ts_ms as number),
+    transaction: null,
+  };
+}

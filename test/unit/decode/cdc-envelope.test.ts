@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { avroDecoder } from "#src/decode/avro-decoder.ts";
 import {
   CDC_POSITION,
   type CdcEnvelope,
@@ -9,7 +10,16 @@ import {
   readChange,
 } from "#src/decode/cdc-envelope.ts";
 import { decodeJsonMessage, type JsonRecord } from "#src/decode/json-message.ts";
+import { typeToString } from "#src/iceberg/spec/types.ts";
 import { parseJob } from "#src/job/load-job.ts";
+import { avroWriter } from "../../../dev/registry.ts";
+import {
+  avroEnvelope,
+  avroEnvelopeSchema,
+  type ChangeMessage,
+  DebeziumTable,
+  sourceRow,
+} from "../../helpers/debezium-events.ts";
 
 function change(value: JsonRecord, envelope: CdcEnvelope = DEBEZIUM_ENVELOPE): Change {
   const c = readChange(value, envelope);
@@ -111,4 +121,48 @@ test("whole decimals of the after image are doubles to inference, as at a plain 
   const decoded = decodeJsonMessage(new TextEncoder().encode(text), (root) => (root.after as JsonRecord) ?? undefined);
   assert.equal(decoded.kind, "record");
   if (decoded.kind === "record") assert.deepEqual([...(decoded.wholeDecimals ?? [])], ["price"]);
+});
+
+test("Debezium's Avro envelope: the after record's fields are the columns, with Connect's types; a delete names its row by before", () => {
+  const table = new DebeziumTable("pg", "avro_customers");
+  const schema = avroEnvelopeSchema(table);
+  const decoder = avroDecoder(JSON.stringify(schema)).changes!(DEBEZIUM_ENVELOPE);
+  assert.deepEqual(
+    decoder.columns.map((c) => [c.name, typeToString(c.type)]),
+    [
+      ["id", "int"],
+      ["name", "string"],
+      ["balance", "decimal(10, 2)"],
+      ["born", "date"],
+      ["updated_at", "timestamp"],
+      [CDC_POSITION, "string"],
+    ],
+  );
+  const writer = avroWriter(schema);
+  const encode = (m: ChangeMessage) => new Uint8Array(writer.toBuffer(avroEnvelope(m.value, table)));
+  const [create] = table.insert(sourceRow(1, "one", { balance: "-17.25", born: "1970-01-02", updatedAt: 5 }));
+  const decoded = decoder.decode(encode(create!));
+  assert.ok(!("problem" in decoded));
+  assert.equal(decoded.change.kind, "create");
+  assert.deepEqual(decoded.record, {
+    id: 1,
+    name: "one",
+    balance: -1725n,
+    born: 1,
+    updated_at: 5,
+    [CDC_POSITION]: decoded.change.position,
+  });
+  const [del] = table.delete(1);
+  const gone = decoder.decode(encode(del!));
+  assert.ok(!("problem" in gone));
+  assert.deepEqual([gone.change.kind, gone.record.id], ["delete", 1]);
+  assert.ok(gone.change.position! > decoded.change.position!);
+  // A schema that is no envelope is refused as such.
+  assert.throws(
+    () =>
+      avroDecoder(JSON.stringify({ type: "record", name: "R", fields: [{ name: "a", type: "int" }] })).changes!(
+        DEBEZIUM_ENVELOPE,
+      ),
+    /no record field after/,
+  );
 });

@@ -43,9 +43,10 @@ test("a change stream's settings that do not go together are errors at their pat
   assert.deepEqual(problems(job("{mode: append, format: debezium}")), [
     "streams.pg.public.t.mode: a change stream (format debezium or envelope) needs mode: upsert; in append mode each delete would add a row",
   ]);
-  assert.deepEqual(problems(job("{mode: upsert, format: avro, envelope: {op: type}, dedup_keys: [id]}")).slice(0, 1), [
-    "streams.pg.public.t.envelope: only with format json or debezium, not avro",
-  ]);
+  assert.deepEqual(
+    problems(job("{mode: upsert, format: protobuf, envelope: debezium, dedup_keys: [id]}")).slice(0, 1),
+    ["streams.pg.public.t.envelope: only with format json, debezium or avro, not protobuf"],
+  );
   assert.deepEqual(problems(job("{mode: upsert, dedup_keys: [id], cdc_columns: [op]}")), [
     "streams.pg.public.t.cdc_columns: only in a change stream (format debezium or envelope)",
   ]);
