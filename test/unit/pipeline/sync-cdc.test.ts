@@ -23,9 +23,11 @@ before(async () => {
       },
       // No dedup_keys: the whole Kafka key, Debezium's primary key.
       "pg.public.orders": { mode: "upsert", format: "debezium" },
+      // Not a change stream: a JSON key's fields as columns of plain values that lack them.
+      profiles: { mode: "upsert", key_columns: { user: "user_id", region: "region" }, dedup_keys: ["user_id"] },
     },
   });
-  f.source.createTopic("pg.public.customers", 2).createTopic("pg.public.orders");
+  f.source.createTopic("pg.public.customers", 2).createTopic("pg.public.orders").createTopic("profiles");
 });
 
 after(() => f.close());
@@ -166,4 +168,36 @@ test("across syncs, a replayed older change neither overwrites nor deletes the n
   await assertModel("pg_public_customers", keyed);
   const row = (await f.rows("pg_public_customers")).find((r) => Number(r.id) === 6)!;
   assert.equal(typeof row._cdc_position, "string");
+});
+
+test("key_columns: a JSON key's fields fill the columns a plain value lacks, and may be its dedup key", async () => {
+  f.source.produce("profiles", [
+    { key: JSON.stringify({ user: 1, region: "eu" }), value: { plan: "free" } },
+    { key: JSON.stringify({ user: 2, region: "us" }), value: { plan: "pro", region: "us-east" } },
+    { key: JSON.stringify({ user: 1, region: "eu" }), value: { plan: "pro" } },
+    // No key: no user_id, a dead letter like any message without its dedup key.
+    { key: null, value: { plan: "free" } },
+  ]);
+  const { report } = await f.sync();
+  const t = report.tables.find((x) => x.topic === "profiles")!;
+  assert.equal(t.deadLetters, 1);
+  assert.deepEqual(
+    sortBy(await f.rows("profiles"), "user_id").map((r) => [Number(r.user_id), r.region, r.plan]),
+    [
+      [1, "eu", "pro"],
+      // The value's own field wins over the key's.
+      [2, "us-east", "pro"],
+    ],
+  );
+});
+
+test("a delete whose before image is null (REPLICA IDENTITY NOTHING) names its row by the key's columns", async () => {
+  const [d, tombstone] = keyed.delete(30);
+  const value = d!.value as { payload: { before: unknown } };
+  value.payload.before = null;
+  produce("pg.public.customers", [d!, tombstone!]);
+  const { report } = await f.sync();
+  const t = report.tables.find((x) => x.topic === "pg.public.customers")!;
+  assert.deepEqual([t.deadLetters, t.positionsDeleted], [0, 1]);
+  await assertModel("pg_public_customers", keyed);
 });
