@@ -17,13 +17,26 @@
 //
 // Field docs become column docs. Named types may come from the schema's references: their
 // schemas are parsed first, into the same registry of names.
+//
+// Kafka Connect's AvroConverter names a field's Connect type in `connect.name` (Debezium's time
+// types have no Avro logical type): io.debezium.time.Date is a date, Timestamp, MicroTimestamp
+// and NanoTimestamp a timestamp (the source's local time), ZonedTimestamp a timestamptz, Time,
+// MicroTime and NanoTime a time, io.debezium.data.Uuid a uuid, VariableScaleDecimal the exact
+// decimal as text.
+//
+// A change stream's schema is an envelope (Debezium's {before, after, source, op, ts_ms}):
+// changes(envelope) decodes its datums into the row image, whose columns are the after record's
+// fields (cdc-envelope.ts takes the envelope apart).
 import { Buffer } from "node:buffer";
 import avsc from "avsc";
 import { bigintLongHook } from "../iceberg/spec/avro-long.ts";
 import { decimal, fixed, type PrimitiveType } from "../iceberg/spec/types.ts";
+import { CDC_POSITION, type CdcEnvelope, type FieldPath, readChange } from "./cdc-envelope.ts";
 import { jsonText } from "./column-value.ts";
 import type { JsonValue } from "./json-message.ts";
+import { timestampMicros } from "./timestamp.ts";
 import {
+  type ChangeDecoder,
   exactInteger,
   type SchemaColumn,
   type SchemaDecoder,
@@ -70,17 +83,18 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
     throw new UnsupportedSchemaError("the Avro schema is not a record: floe makes columns of a record's fields");
   }
   const namespace = namespaceOf(resolved, undefined);
-  const fields = (resolved.fields ?? []) as { name: string; type: AvroJson; doc?: string }[];
-  const columns: SchemaColumn[] = [];
-  const converters: { name: string; convert: Convert }[] = [];
-  for (const field of fields) {
-    const mapped = mapType(field.type, namespace, names);
-    if (mapped === undefined) continue;
-    columns.push({ name: field.name, type: mapped.type, ...(typeof field.doc === "string" ? { doc: field.doc } : {}) });
-    converters.push({ name: field.name, convert: mapped.convert });
-  }
+  const { columns, converters } = recordColumns(resolved, namespace, names);
+  const changeDecoders = new Map<CdcEnvelope, ChangeDecoder>();
   return {
     columns,
+    changes(envelope) {
+      let decoder = changeDecoders.get(envelope);
+      if (decoder === undefined) {
+        decoder = changeDecoder(type, resolved, namespace, names, envelope);
+        changeDecoders.set(envelope, decoder);
+      }
+      return decoder;
+    },
     decode(payload) {
       let value: Record<string, unknown>;
       try {
@@ -99,6 +113,116 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
       return { record, columns };
     },
   };
+}
+
+/** The columns of a record schema's fields, and their converters. */
+function recordColumns(
+  record: { [key: string]: unknown },
+  namespace: string | undefined,
+  names: Map<string, AvroJson>,
+): { columns: SchemaColumn[]; converters: { name: string; convert: Convert }[] } {
+  const fields = (record.fields ?? []) as { name: string; type: AvroJson; doc?: string }[];
+  const columns: SchemaColumn[] = [];
+  const converters: { name: string; convert: Convert }[] = [];
+  for (const field of fields) {
+    const mapped = mapType(field.type, namespace, names);
+    if (mapped === undefined) continue;
+    columns.push({ name: field.name, type: mapped.type, ...(typeof field.doc === "string" ? { doc: field.doc } : {}) });
+    converters.push({ name: field.name, convert: mapped.convert });
+  }
+  return { columns, converters };
+}
+
+/** The decoder of a change stream's envelope schema: the row's columns are the after record's fields. */
+function changeDecoder(
+  type: avsc.Type,
+  envelopeSchema: { [key: string]: unknown },
+  namespace: string | undefined,
+  names: Map<string, AvroJson>,
+  envelope: CdcEnvelope,
+): ChangeDecoder {
+  const after = fieldAt(envelopeSchema, envelope.after, namespace, names);
+  const row = after && recordOf(after.schema, after.namespace, names);
+  if (row === undefined) {
+    throw new UnsupportedSchemaError(
+      `the Avro schema has no record field ${envelope.after.join(".")}: it is no change event envelope`,
+    );
+  }
+  const { columns, converters } = recordColumns(row, namespaceOf(row, after!.namespace), names);
+  columns.push({ name: CDC_POSITION, type: "string" });
+  const metadata = envelope.columns.map(({ column, path }) => {
+    const field = fieldAt(envelopeSchema, path, namespace, names);
+    const mapped = field && mapType(field.schema, field.namespace, names);
+    columns.push({ name: column, type: mapped?.type ?? "string" });
+    return { column, convert: mapped?.convert ?? toJsonText };
+  });
+  return {
+    columns,
+    decode(payload) {
+      let value: Record<string, unknown>;
+      try {
+        value = type.fromBuffer(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)) as Record<
+          string,
+          unknown
+        >;
+      } catch (error) {
+        return {
+          problem: `the Avro datum does not decode with its schema: ${(error as Error).message}`,
+          envelope: false,
+        };
+      }
+      const change = readChange(value as never, envelope);
+      if ("problem" in change) return { problem: change.problem, envelope: true };
+      const image = change.image as Record<string, unknown>;
+      const record: TypedRecord = {};
+      for (const { name, convert } of converters) {
+        const field = image[name];
+        record[name] = field === null || field === undefined ? null : convert(field);
+      }
+      record[CDC_POSITION] = change.position;
+      for (const { column, convert } of metadata) {
+        const field = image[column];
+        record[column] = field === null || field === undefined ? null : convert(field);
+      }
+      return { record, change };
+    },
+  };
+}
+
+/** The schema of the field at `path` of a record schema, through records and their null unions. */
+function fieldAt(
+  record: { [key: string]: unknown },
+  path: FieldPath,
+  namespace: string | undefined,
+  names: Map<string, AvroJson>,
+): { schema: AvroJson; namespace: string | undefined } | undefined {
+  let current: { [key: string]: unknown } | undefined = record;
+  let ns = namespace;
+  let found: AvroJson | undefined;
+  for (const name of path) {
+    if (current === undefined) return undefined;
+    const field = ((current.fields ?? []) as { name: string; type: AvroJson }[]).find((f) => f.name === name);
+    if (field === undefined) return undefined;
+    found = field.type;
+    const inner = namespaceOf(current, ns);
+    current = recordOf(field.type, inner, names);
+    ns = inner;
+  }
+  return found === undefined ? undefined : { schema: found, namespace: ns };
+}
+
+/** The record a field's type is, alone or with null in a union. */
+function recordOf(
+  schema: AvroJson,
+  namespace: string | undefined,
+  names: Map<string, AvroJson>,
+): { [key: string]: unknown } | undefined {
+  const resolved = resolve(schema, namespace, names);
+  if (Array.isArray(resolved)) {
+    const branches = resolved.filter((b) => b !== "null");
+    return branches.length === 1 ? recordOf(branches[0]!, namespace, names) : undefined;
+  }
+  return typeof resolved === "object" && resolved.type === "record" ? resolved : undefined;
 }
 
 function parse(schema: AvroJson, registry: Record<string, avsc.Type>): avsc.Type {
@@ -173,6 +297,8 @@ function mapType(schema: AvroJson, namespace: string | undefined, names: Map<str
   if (typeof resolved === "string") return primitive(resolved);
   const kind = resolved.type as string;
   const logical = resolved.logicalType;
+  const connect = connectType(resolved["connect.name"]);
+  if (connect !== undefined) return connect;
   switch (kind) {
     case "int":
       if (logical === "date") return { type: "date", convert: identity };
@@ -214,6 +340,45 @@ function mapType(schema: AvroJson, namespace: string | undefined, names: Map<str
     default:
       return primitive(kind);
   }
+}
+
+/** The column of a Kafka Connect / Debezium type that its Avro type alone does not say. */
+function connectType(name: unknown): Mapped | undefined {
+  switch (name) {
+    case "io.debezium.time.Date":
+      return { type: "date", convert: identity };
+    case "io.debezium.time.Timestamp":
+      return { type: "timestamp", convert: millisToMicros };
+    case "io.debezium.time.MicroTimestamp":
+      return { type: "timestamp", convert: toExact };
+    case "io.debezium.time.NanoTimestamp":
+      return { type: "timestamp", convert: (v) => exactInteger(floorDiv(v as bigint, 1000n)) };
+    case "io.debezium.time.ZonedTimestamp":
+      return { type: "timestamptz", convert: (v) => timestampMicros(v as string) ?? null };
+    case "io.debezium.time.Time":
+      return { type: "time", convert: (v) => (v as number) * 1000 };
+    case "io.debezium.time.MicroTime":
+      return { type: "time", convert: toExact };
+    case "io.debezium.time.NanoTime":
+      return { type: "time", convert: (v) => exactInteger((v as bigint) / 1000n) };
+    case "io.debezium.data.Uuid":
+      return { type: "uuid", convert: (v) => (v as string).toLowerCase() };
+    case "io.debezium.data.VariableScaleDecimal":
+      return {
+        type: "string",
+        convert: (v) => {
+          const { scale, value } = v as { scale: number; value: Uint8Array };
+          return decimalText(unscaled(value), scale);
+        },
+      };
+    default:
+      return undefined;
+  }
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function primitive(name: string): Mapped {

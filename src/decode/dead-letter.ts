@@ -20,7 +20,7 @@ export const DEAD_LETTER_SCHEMA: Schema = Object.freeze({
       "string",
       "why: invalid-utf8, not-json, not-object, confluent-framed-without-registry, too-deep, out-of-range, " +
         "not-framed, schema-not-found, unsupported-schema, undecodable (Avro and Protobuf streams), " +
-        "type-mismatch, null-in-required, reserved-name, case-collision or missing-dedup-key",
+        "type-mismatch, null-in-required, reserved-name, case-collision, missing-dedup-key or bad-envelope",
     ),
     field(
       7,

@@ -83,7 +83,11 @@ const NEEDS_SOURCE_TEXT = new RegExp(`${"\\d".repeat(16)}|\\d\\.0+\\s*[,}\\]]|\\
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export function decodeJsonMessage(value: Uint8Array | null): DecodedMessage {
+/**
+ * `imageOf`: where the fields that become columns are, when not at the root (a change event's
+ * after image): the object whose whole decimals wholeDecimals names.
+ */
+export function decodeJsonMessage(value: Uint8Array | null, imageOf?: (root: JsonRecord) => unknown): DecodedMessage {
   if (value === null) return TOMBSTONE;
   if (value.length >= CONFLUENT_HEADER_LENGTH && value[0] === CONFLUENT_MAGIC) {
     // JSON text cannot start with a NUL byte, so this is a schema-registry payload, not JSON.
@@ -105,7 +109,7 @@ export function decodeJsonMessage(value: Uint8Array | null): DecodedMessage {
   let outOfRange: OutOfRange | undefined;
   try {
     if (NEEDS_SOURCE_TEXT.test(text)) {
-      const result = parseWithSourceText(text);
+      const result = parseWithSourceText(text, imageOf);
       parsed = result.value;
       wholeDecimals = result.wholeDecimals;
       outOfRange = result.outOfRange;
@@ -219,7 +223,10 @@ interface OutOfRange {
 }
 
 /** The int64-safe parser, looking at each number's source text (see the header comment). */
-function parseWithSourceText(text: string): {
+function parseWithSourceText(
+  text: string,
+  imageOf: ((root: JsonRecord) => unknown) | undefined,
+): {
   value: unknown;
   wholeDecimals: Set<string> | undefined;
   outOfRange: OutOfRange | undefined;
@@ -236,6 +243,11 @@ function parseWithSourceText(text: string): {
       candidates.push({ holder, key });
     }
   });
-  const topLevel = candidates.filter((c) => c.holder === value).map((c) => c.key);
+  const image = imageOf !== undefined && isRecord(value) ? imageOf(value) : value;
+  const topLevel = candidates.filter((c) => c.holder === image).map((c) => c.key);
   return { value, wholeDecimals: topLevel.length === 0 ? undefined : new Set(topLevel), outOfRange };
+}
+
+function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -14,9 +14,10 @@
 
 import { typeToString } from "../iceberg/spec/types.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
+import { afterImageOf, type CdcEnvelope, readChange } from "./cdc-envelope.ts";
 import { type DeclarableType, type DeclaredColumns, NO_DECLARED_COLUMNS } from "./declared-columns.ts";
 import { columnTypeFor, type SchemaInference, type TableSchema, type ValueType, valueTypeOf } from "./infer-schema.ts";
-import { type BadMessageKind, decodeJsonMessage, type JsonValue } from "./json-message.ts";
+import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "./json-message.ts";
 import { isSystemColumn } from "./system-columns.ts";
 
 /** registry: from the schema registry's schema of an Avro or Protobuf stream. */
@@ -66,13 +67,19 @@ export class SchemaSample {
   readonly #bad: Partial<Record<BadMessageKind, number>> = {};
   #messages = 0;
   #tombstones = 0;
+  /** A change stream's envelope: its after images are what the columns come from. */
+  readonly #envelope: CdcEnvelope | undefined;
+  readonly #imageOf: ((root: JsonRecord) => unknown) | undefined;
 
   /** `inference` starts from the same table and declarations, as the sync's would. */
   constructor(
     inference: SchemaInference,
     table: TableSchema | undefined,
     declared: DeclaredColumns = NO_DECLARED_COLUMNS,
+    envelope?: CdcEnvelope,
   ) {
+    this.#envelope = envelope;
+    this.#imageOf = envelope === undefined ? undefined : (root) => afterImageOf(root, envelope);
     this.#inference = inference;
     this.#tableColumns = new Set(table?.schema.fields.map((f) => f.name) ?? []);
     this.#requiredColumns = new Set(table?.schema.fields.filter((f) => f.required).map((f) => f.name) ?? []);
@@ -83,7 +90,7 @@ export class SchemaSample {
   /** One message value, as it comes from Kafka. */
   add(value: Uint8Array | null): void {
     this.#messages++;
-    const decoded = decodeJsonMessage(value);
+    let decoded = decodeJsonMessage(value, this.#imageOf);
     if (decoded.kind === "tombstone") {
       this.#tombstones++;
       return;
@@ -91,6 +98,12 @@ export class SchemaSample {
     if (decoded.kind === "bad") {
       this.#bad[decoded.reason] = (this.#bad[decoded.reason] ?? 0) + 1;
       return;
+    }
+    if (this.#envelope !== undefined) {
+      // A delete lands no row, and an envelope that does not parse is a dead letter: neither makes columns.
+      const change = readChange(decoded.record, this.#envelope);
+      if ("problem" in change || change.kind === "delete") return;
+      decoded = { kind: "record", record: change.image, wholeDecimals: decoded.wholeDecimals };
     }
     const { record, wholeDecimals } = decoded;
     for (const name in record) {

@@ -13,6 +13,7 @@
 //   string                the string; a nested value (record, array, map, oneof) as its JSON text
 //   binary, fixed         the bytes
 import type { PrimitiveType } from "../iceberg/spec/types.ts";
+import type { CdcEnvelope, Change } from "./cdc-envelope.ts";
 
 export type TypedValue = boolean | number | bigint | string | Uint8Array | null;
 
@@ -38,6 +39,21 @@ export interface SchemaDecoder {
     payload: Uint8Array,
     messageIndexes: readonly number[],
   ): { readonly record: TypedRecord; readonly columns: readonly SchemaColumn[] } | { readonly problem: string };
+  /**
+   * The decoder of a change stream whose values are this schema's envelopes (Avro only); throws
+   * UnsupportedSchemaError when the schema is no such envelope.
+   */
+  changes?(envelope: CdcEnvelope): ChangeDecoder;
+}
+
+/** A change stream's envelopes with a registry schema: the row image with the columns of the after record. */
+export interface ChangeDecoder {
+  readonly columns: readonly SchemaColumn[];
+  decode(
+    payload: Uint8Array,
+  ):
+    | { readonly record: TypedRecord; readonly change: Change }
+    | { readonly problem: string /** The datum decodes, but is no change event. */; readonly envelope: boolean };
 }
 
 /** Microseconds (or a count of any unit) as a number while exact, else a bigint. */

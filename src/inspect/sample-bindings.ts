@@ -41,7 +41,7 @@ export async function sampleBindings(
       binding.topic,
       viaRegistry && decoders
         ? new RegistrySample(binding, schema, decoders)
-        : new SchemaSample(bindingInference(binding, schema), schema, binding.columns),
+        : new SchemaSample(bindingInference(binding, schema), schema, binding.columns, binding.envelope),
     );
     const partitions = plan.offsets.partitions.filter((p) => p.topic === binding.topic);
     const quota = BigInt(Math.ceil(options.messagesPerTopic / Math.max(1, partitions.length)));

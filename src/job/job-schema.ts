@@ -12,6 +12,15 @@ import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import type { UnboundPartitionField } from "../iceberg/commit/update-partition-spec.ts";
+import {
+  type ChangeStreamInput,
+  changeStreamFields,
+  checkChangeStream,
+  defaultChangeDedupKeys,
+  isChangeStream,
+  toEnvelope,
+  toKeyColumns,
+} from "./change-stream.ts";
 import { commitPolicySchema } from "./commit-policy.ts";
 import { type DedupKey, parseDedupKey } from "./dedup-key.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
@@ -76,6 +85,10 @@ const iceberg = z.strictObject({
   namespace: identifier.optional().describe("Default: <name>_topics."),
 });
 
+/** The job file's formats: the model's, and debezium, which is JSON in Debezium's envelope. */
+const FILE_FORMATS = [...VALUE_FORMATS, "debezium"] as const;
+type FileFormat = (typeof FILE_FORMATS)[number];
+
 const bindingFields = {
   mode: z.enum(BINDING_MODES).describe("upsert: one row per key. append: one row per message."),
   dedup_keys: z
@@ -88,10 +101,10 @@ const bindingFields = {
     .default(BINDING_DEFAULTS.on_error)
     .describe("A bad message goes to the <table>__dlq table, fails the sync, or is counted and skipped."),
   format: z
-    .enum(VALUE_FORMATS)
+    .enum(FILE_FORMATS)
     .default(BINDING_DEFAULTS.format)
     .describe(
-      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry).",
+      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry). debezium: JSON Debezium change events (upsert; deletes delete).",
     ),
   key_format: z
     .enum(KEY_FORMATS)
@@ -108,12 +121,13 @@ const bindingFields = {
       "Column types by field, e.g. {amount: double}: they win over inference, when the table is created and for every value.",
     ),
   partition_by: partitionBySchema.optional(),
+  ...changeStreamFields,
 };
 
-type BindingInput = {
+type BindingInput = ChangeStreamInput & {
   mode: "upsert" | "append";
   dedup_keys?: string[] | undefined;
-  format?: ValueFormat;
+  format?: FileFormat;
   key_format?: KeyFormat;
   columns?: Record<string, unknown> | undefined;
   partition_by?: UnboundPartitionField[] | undefined;
@@ -138,7 +152,8 @@ function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
 }
 
 function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
-  if (s.format !== undefined && s.format !== "json" && s.columns !== undefined) {
+  checkChangeStream(s, ctx);
+  if (s.format !== undefined && s.format !== "json" && s.format !== "debezium" && s.columns !== undefined) {
     // The registry's schema says what each column is.
     ctx.addIssue({
       code: "custom",
@@ -148,7 +163,7 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
   }
   if (s.partition_by)
     checkPartitionTypes(s.partition_by, (s.columns ?? {}) as Record<string, DeclarableType>, ctx, ["partition_by"]);
-  if (s.mode === "upsert" && s.dedup_keys === undefined) {
+  if (s.mode === "upsert" && s.dedup_keys === undefined && !isChangeStream(s)) {
     ctx.addIssue({ code: "custom", path: ["dedup_keys"], message: "required when mode is upsert" });
   }
   s.dedup_keys?.forEach((key, i) => {
@@ -177,23 +192,27 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
 function bindingSettings(
   s: BindingInput & {
     on_error: OnError;
-    format: ValueFormat;
+    format: FileFormat;
     key_format: KeyFormat;
     columns?: Record<string, DeclarableType> | undefined;
   },
 ): BindingSettings {
   const columns: DeclaredColumns = new Map(Object.entries(s.columns ?? {}));
-  const { format, key_format: keyFormat } = s;
+  const { key_format: keyFormat } = s;
+  // Debezium's JSON is JSON: the envelope is what differs.
+  const format: ValueFormat = s.format === "debezium" ? "json" : s.format;
   const common = {
     onError: s.on_error,
     columns,
     format,
     keyFormat,
+    keyColumns: toKeyColumns(s),
     ...(s.partition_by === undefined ? {} : { partitionBy: s.partition_by }),
   };
-  const dedupKeys = (s.dedup_keys ?? []).map(parseDedupKey);
+  const envelope = toEnvelope(s);
+  const dedupKeys = (s.dedup_keys ?? (envelope ? defaultChangeDedupKeys(s) : [])).map(parseDedupKey);
   return s.mode === "upsert"
-    ? { mode: "upsert", dedupKeys: dedupKeys as [DedupKey, ...DedupKey[]], ...common }
+    ? { mode: "upsert", dedupKeys: dedupKeys as [DedupKey, ...DedupKey[]], envelope, ...common }
     : { mode: "append", dedupKeys, ...common };
 }
 

@@ -8,6 +8,7 @@
 // writes them under `streams:` (per topic) and `default_stream:` (for the topics a pattern
 // selects); the file's keys keep those names, the model calls them bindings.
 
+import type { CdcEnvelope } from "../decode/cdc-envelope.ts";
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import type { UnboundPartitionField } from "../iceberg/commit/update-partition-spec.ts";
 import type { CommitPolicy } from "./commit-policy.ts";
@@ -69,12 +70,16 @@ export type BindingSettings =
   | {
       readonly mode: "upsert";
       readonly dedupKeys: readonly [DedupKey, ...DedupKey[]];
+      /** The values are change events in this envelope (format debezium, or envelope:); JSON only. */
+      readonly envelope: CdcEnvelope | undefined;
       readonly onError: OnError;
       /** Declared column types, in the order of the job file; empty when none. */
       readonly columns: DeclaredColumns;
       readonly format: ValueFormat;
       /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
       readonly keyFormat: KeyFormat;
+      /** Fields of the key (JSON, or framed with keyFormat) -> the column each fills when the value lacks it; empty when none. */
+      readonly keyColumns: ReadonlyMap<string, string>;
       /**
        * The table's partition spec (`partition_by`), by column name; empty: unpartitioned. Absent:
        * a new table is unpartitioned and an existing one keeps its spec.
@@ -85,11 +90,15 @@ export type BindingSettings =
       readonly mode: "append";
       /** Optional in append mode: when given, `_floe_id` hashes them; else `_floe_id` is null. */
       readonly dedupKeys: readonly DedupKey[];
+      /** A change stream is an upsert stream. */
+      readonly envelope?: undefined;
       readonly onError: OnError;
       readonly columns: DeclaredColumns;
       readonly format: ValueFormat;
       /** avro, protobuf: dedup keys may name the key's fields as `_kafka_key.<field>`. */
       readonly keyFormat: KeyFormat;
+      /** Fields of the key (JSON, or framed with keyFormat) -> the column each fills when the value lacks it; empty when none. */
+      readonly keyColumns: ReadonlyMap<string, string>;
       /**
        * The table's partition spec (`partition_by`), by column name; empty: unpartitioned. Absent:
        * a new table is unpartitioned and an existing one keeps its spec.

@@ -4,13 +4,27 @@
 // the table's columns is a bad message like one that is not JSON, routed by on_error before
 // anything is written, and a message is a row or a dead letter as a whole, never half of each.
 
+import { afterImageOf, type CdcEnvelope, type Change, readChange } from "../decode/cdc-envelope.ts";
 import { isConfluentFramed, parseConfluentFrame } from "../decode/confluent-frame.ts";
 import { type ColumnChange, DeclaredColumnError, SchemaInference, type TableSchema } from "../decode/infer-schema.ts";
-import { type BadMessageKind, decodeJsonMessage, type JsonRecord, type JsonValue } from "../decode/json-message.ts";
+import { jsonKeyFields } from "../decode/json-key.ts";
+import {
+  type BadMessageKind,
+  type DecodedRecord,
+  decodeJsonMessage,
+  type JsonRecord,
+  type JsonValue,
+} from "../decode/json-message.ts";
 import { RegistrySchema } from "../decode/registry-schema.ts";
 import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
 import { kafkaKeyText } from "../decode/system-columns.ts";
-import type { TypedRecord, TypedValue } from "../decode/typed-record.ts";
+import {
+  type ChangeDecoder,
+  type SchemaDecoder,
+  type TypedRecord,
+  type TypedValue,
+  UnsupportedSchemaError,
+} from "../decode/typed-record.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import { type DedupKey, dedupKeyText, isInMessageKey } from "../job/dedup-key.ts";
 import type { Binding } from "../job/job.ts";
@@ -22,7 +36,7 @@ import type { RegistryDecoders } from "./registry-decoders.ts";
 export type FramedReason = "not-framed" | "schema-not-found" | "unsupported-schema" | "undecodable";
 
 /** Why a message went to the dead-letter table: the decoder's reasons, the schema's and the sync's own. */
-export type RejectReason = BadMessageKind | FramedReason | SchemaMismatchReason | "missing-dedup-key";
+export type RejectReason = BadMessageKind | FramedReason | SchemaMismatchReason | "missing-dedup-key" | "bad-envelope";
 
 /** What write-binding needs of a binding's columns: the schema to create or evolve the table to. */
 export interface BindingShape {
@@ -55,6 +69,18 @@ export interface RowMessages {
   records: (JsonRecord | TypedRecord | null)[];
   /** The records are TypedRecords (a registry format): their values are already their columns'. */
   typed: boolean;
+  /** A change stream's: what each message does and where it stands at the source; undefined for other streams. */
+  changes?: ChangeRows;
+}
+
+/** Per message of a change stream, beside RowMessages' arrays. */
+export interface ChangeRows {
+  /** A delete: the record holds the key of the row to delete, and no row is written. */
+  deletes: boolean[];
+  /** The source position (cdc-envelope.ts), which orders the changes of a key; null for a tombstone. */
+  positions: (string | null)[];
+  /** When the change happened at the source, in milliseconds; null when the envelope does not say. */
+  sourceTimes: (number | null)[];
 }
 
 export interface BindingCounters {
@@ -97,6 +123,7 @@ export class BindingBatch {
       "reserved-name": 0,
       "case-collision": 0,
       "missing-dedup-key": 0,
+      "bad-envelope": 0,
     },
     skipped: 0,
     tombstonesIgnored: 0,
@@ -112,6 +139,14 @@ export class BindingBatch {
   readonly #registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
   readonly #decoders: RegistryDecoders | undefined;
   readonly #keyFormat: "avro" | "protobuf" | undefined;
+  /** The change events' envelope, for a change stream. */
+  readonly #envelope: CdcEnvelope | undefined;
+  /** Where decodeJsonMessage finds the fields that become columns: the after image of a change stream. */
+  readonly #imageOf: ((root: JsonRecord) => unknown) | undefined;
+  /** key_columns: [key field, column] pairs. */
+  readonly #keyColumns: readonly (readonly [string, string])[];
+  /** The change being added, whose position and time #push records. */
+  #change: Change | undefined;
 
   /** `decoders`: for an Avro or Protobuf binding, where the schemas of its values come from. */
   constructor(
@@ -124,6 +159,11 @@ export class BindingBatch {
     this.binding = binding;
     const typed = binding.format !== "json";
     this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
+    const envelope = binding.envelope;
+    this.#envelope = envelope;
+    this.#imageOf = envelope === undefined ? undefined : (root) => afterImageOf(root, envelope);
+    if (envelope !== undefined) this.rows.changes = { deletes: [], positions: [], sourceTimes: [] };
+    this.#keyColumns = [...binding.keyColumns];
     if (typed) {
       if (decoders === undefined)
         throw new Error(`topic ${binding.topic}: a ${binding.format} stream needs the registry's decoders`);
@@ -174,22 +214,110 @@ export class BindingBatch {
       this.#addFramed(message, this.#registry);
       return;
     }
-    const decoded = decodeJsonMessage(message.value);
+    const decoded = decodeJsonMessage(message.value, this.#imageOf);
     if (decoded.kind === "bad") {
       this.#reject(message, decoded.reason, decoded.detail);
     } else if (decoded.kind === "tombstone") {
-      this.#tombstone(message);
+      if (this.#envelope === undefined) this.#tombstone(message);
+      else this.#changeTombstone(message);
+    } else if (this.#envelope !== undefined) {
+      this.#addChange(message, decoded, this.#envelope);
     } else {
-      const missing = this.#payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
-      if (missing !== undefined) {
-        this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
-      } else if (this.#tombstonesDelete && message.key === null) {
-        this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
-      } else {
-        const mismatch = this.#json!.observe(decoded);
-        if (mismatch === undefined) this.#push(message, decoded.record);
-        else this.#reject(message, mismatch.reason, mismatch.detail, false);
+      this.#fillKeyColumns(message, decoded.record);
+      this.#addRecord(message, decoded);
+    }
+  }
+
+  #addRecord(message: KafkaMessage, decoded: DecodedRecord): void {
+    const missing = this.#payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
+    if (missing !== undefined) {
+      this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
+    } else if (this.#tombstonesDelete && message.key === null) {
+      this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
+    } else {
+      const mismatch = this.#json!.observe(decoded);
+      if (mismatch === undefined) this.#push(message, decoded.record);
+      else this.#reject(message, mismatch.reason, mismatch.detail, false);
+    }
+  }
+
+  /** A change event: its after image lands as a row, or its before image (or key) names the row to delete. */
+  #addChange(message: KafkaMessage, decoded: DecodedRecord, envelope: CdcEnvelope): void {
+    const change = readChange(decoded.record, envelope);
+    if ("problem" in change) {
+      this.#reject(message, "bad-envelope", change.problem);
+      return;
+    }
+    this.#fillKeyColumns(message, change.image);
+    this.#change = change;
+    if (change.kind === "delete") this.#addDelete(message, change.image, envelope.before.join("."));
+    else this.#addRecord(message, { kind: "record", record: change.image, wholeDecimals: decoded.wholeDecimals });
+    this.#change = undefined;
+  }
+
+  /**
+   * A delete of a change stream. Its image only names the row: no row is written, so only its
+   * dedup key fields are observed, for their columns to exist and to hold them.
+   */
+  #addDelete(message: KafkaMessage, image: JsonRecord, before: string): void {
+    const missing = this.#payloadKeys.find((k) => !isKeyValue(image[k]));
+    if (missing !== undefined) {
+      this.#reject(
+        message,
+        "missing-dedup-key",
+        `a delete names no row: dedup key ${missing} is in neither ${before} nor the key's columns (key_columns)`,
+      );
+      return;
+    }
+    if (this.#tombstonesDelete && message.key === null) {
+      this.#reject(message, "missing-dedup-key", "the delete has no key and the key is the dedup key");
+      return;
+    }
+    if (this.#payloadKeys.length > 0) {
+      const keys: JsonRecord = {};
+      for (const k of this.#payloadKeys) keys[k] = image[k]!;
+      const mismatch = this.#json!.observe({ kind: "record", record: keys, wholeDecimals: undefined });
+      if (mismatch !== undefined) {
+        this.#reject(message, mismatch.reason, mismatch.detail, false);
+        return;
       }
+      this.#push(message, keys, true);
+    } else {
+      this.#push(message, image, true);
+    }
+  }
+
+  /**
+   * A tombstone in a change stream follows the delete of its key (Debezium's, for log compaction):
+   * the row is gone already, and deleting a key the table lacks deletes nothing. It deletes again
+   * when its key names the row, for a compacted topic whose delete event is gone; else it is counted.
+   */
+  #changeTombstone(message: KafkaMessage): void {
+    if (this.#tombstonesDelete) {
+      if (message.key === null) this.counters.tombstonesIgnored++;
+      else this.#push(message, null, true);
+      return;
+    }
+    const keys: JsonRecord = {};
+    this.#fillKeyColumns(message, keys);
+    if (this.#payloadKeys.length === 0 || this.#payloadKeys.some((k) => !isKeyValue(keys[k]))) {
+      this.counters.tombstonesIgnored++;
+      return;
+    }
+    const mismatch = this.#json!.observe({ kind: "record", record: keys, wholeDecimals: undefined });
+    if (mismatch === undefined) this.#push(message, keys, true);
+    else this.counters.tombstonesIgnored++;
+  }
+
+  /** key_columns: the key's fields fill the columns the value lacks (or holds as null). */
+  #fillKeyColumns(message: KafkaMessage, record: JsonRecord): void {
+    if (this.#keyColumns.length === 0) return;
+    const key = this.#keyRecord ?? jsonKeyFields(message.key);
+    if (key === undefined || key === null) return;
+    for (const [field, column] of this.#keyColumns) {
+      if (record[column] !== undefined && record[column] !== null) continue;
+      const value = (key as JsonRecord)[field];
+      if (value !== undefined && value !== null && typeof value !== "object") record[column] = value;
     }
   }
 
@@ -247,7 +375,8 @@ export class BindingBatch {
   #addFramed(message: KafkaMessage, registry: { schema: RegistrySchema; decoders: RegistryDecoders }): void {
     const value = message.value;
     if (value === null) {
-      this.#tombstone(message);
+      if (this.#envelope === undefined) this.#tombstone(message);
+      else this.#changeTombstone(message);
       return;
     }
     const format = this.binding.format as "avro" | "protobuf";
@@ -268,6 +397,10 @@ export class BindingBatch {
       this.#reject(message, lookup.reason, lookup.detail);
       return;
     }
+    if (this.#envelope !== undefined) {
+      this.#addFramedChange(message, registry, schemaId, lookup.decoder, payload, this.#envelope);
+      return;
+    }
     const decoded = lookup.decoder.decode(payload, messageIndexes);
     if ("problem" in decoded) {
       this.#reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
@@ -286,14 +419,70 @@ export class BindingBatch {
     }
   }
 
+  /** Change decoders by schema id, or why the schema is no envelope. */
+  readonly #changeDecoders = new Map<number, ChangeDecoder | string>();
+
+  /** A change event framed with a registry schema (Debezium's Avro envelope). */
+  #addFramedChange(
+    message: KafkaMessage,
+    registry: { schema: RegistrySchema; decoders: RegistryDecoders },
+    schemaId: number,
+    decoder: SchemaDecoder,
+    payload: Uint8Array,
+    envelope: CdcEnvelope,
+  ): void {
+    let changes = this.#changeDecoders.get(schemaId);
+    if (changes === undefined) {
+      try {
+        if (decoder.changes === undefined) throw new UnsupportedSchemaError(`a ${this.binding.format} schema`);
+        changes = decoder.changes(envelope);
+      } catch (error) {
+        if (!(error instanceof UnsupportedSchemaError)) throw error;
+        changes = `schema id ${schemaId}: ${error.message}; change events need Avro envelopes`;
+      }
+      this.#changeDecoders.set(schemaId, changes);
+    }
+    if (typeof changes === "string") {
+      this.#reject(message, "unsupported-schema", changes);
+      return;
+    }
+    const decoded = changes.decode(payload);
+    if ("problem" in decoded) {
+      if (decoded.envelope) this.#reject(message, "bad-envelope", decoded.problem);
+      else this.#reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
+      return;
+    }
+    const { record, change } = decoded;
+    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(record[k]));
+    if (missing !== undefined) {
+      const where = change.kind === "delete" ? `${envelope.before.join(".")} of a delete` : envelope.after.join(".");
+      this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar in ${where}`);
+      return;
+    }
+    if (this.#tombstonesDelete && message.key === null) {
+      this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
+      return;
+    }
+    registry.schema.observe(schemaId, changes.columns, message, "change");
+    this.#change = change;
+    this.#push(message, record, change.kind === "delete");
+    this.#change = undefined;
+  }
+
   #tombstone(message: KafkaMessage): void {
     // Append mode keeps every message, a tombstone too (a row with _op_type d).
     if (this.binding.mode === "upsert" && !this.#tombstonesDelete) this.counters.tombstonesIgnored++;
     else this.#push(message, null);
   }
 
-  #push(message: KafkaMessage, record: JsonRecord | TypedRecord | null): void {
+  #push(message: KafkaMessage, record: JsonRecord | TypedRecord | null, isDelete = false): void {
     const rows = this.rows;
+    const changes = rows.changes;
+    if (changes !== undefined) {
+      changes.deletes.push(isDelete);
+      changes.positions.push(this.#change?.position ?? null);
+      changes.sourceTimes.push(this.#change?.tsMillis ?? null);
+    }
     rows.partitions.push(message.partition);
     rows.offsets.push(message.offset);
     rows.timestamps.push(message.timestamp);

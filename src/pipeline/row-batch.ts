@@ -82,7 +82,11 @@ export class RowBatch {
     s[FLOE_ID]?.appendValue(hashes ? formatKeyHash(hashes, i) : null);
     s[OP_TYPE]?.appendValue(op);
     s[FLOE_TIMESTAMP]?.appendValue(this.#writtenAtMicros);
-    s[CDC_TIMESTAMP]?.appendValue(timestamp);
+    // A change event says when the change happened at the source; other messages, when produced.
+    const sourceTime = rows.changes?.sourceTimes[i];
+    s[CDC_TIMESTAMP]?.appendValue(
+      sourceTime === undefined || sourceTime === null ? timestamp : millisToMicros(sourceTime),
+    );
     const record = rows.records[i] as Record<string, unknown> | null;
     if (record !== null) {
       for (const { name, column, convert, inherited } of this.#recordColumns) {

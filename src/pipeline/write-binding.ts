@@ -32,6 +32,7 @@ import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
 import type { BindingBatch, RejectReason } from "./binding-batch.ts";
+import { staleChanges, withoutStale } from "./change-order.ts";
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { Freshness } from "./freshness.ts";
@@ -207,11 +208,17 @@ async function commitRound(
       : new KeyIndexStore(tables.stateDir, table, binding.dedupKeys);
     let index = await store.open(table);
     const tombstones = new Uint8Array(rows.count);
-    for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null ? 1 : 0;
+    const changeDeletes = rows.changes?.deletes;
+    for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null || changeDeletes?.[i] ? 1 : 0;
+    // A change stream's messages of one key are ordered by their source position, not their offsets.
+    const positions = rows.changes?.positions;
     // Which message of a key wins does not depend on the table; whether it updates or creates
     // does, and so do the rows it retires: both are found again below on the parent of every
     // commit attempt. The _op_type written into the data files is the first attempt's.
-    let winners = dedupBatch(hashes!, tombstones, index);
+    let winners = dedupBatch(hashes!, tombstones, index, positions);
+    // Fixed at the first attempt, like the rows written: a retry drops the same messages.
+    const stale = positions && (await staleChanges(table, schema, index, hashes!, winners));
+    winners = withoutStale(winners, stale);
     let deletes = planDeletes(index, hashes!, winners);
     const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
     const rowMessages: number[] = [];
@@ -230,7 +237,7 @@ async function commitRound(
       if ((parent?.snapshotId ?? null) !== planned) {
         // Another writer committed since the index was opened: its rows are live rows too.
         index = await store.bringTo(index, upserted, parent);
-        winners = dedupBatch(hashes!, tombstones, index);
+        winners = withoutStale(dedupBatch(hashes!, tombstones, index, positions), stale);
         deletes = planDeletes(index, hashes!, winners);
       }
       return deletes.files;

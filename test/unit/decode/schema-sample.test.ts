@@ -1,6 +1,7 @@
 // A sample's columns, value types, refused values and proposed declarations.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { DEBEZIUM_ENVELOPE } from "#src/decode/cdc-envelope.ts";
 import type { DeclarableType } from "#src/decode/declared-columns.ts";
 import { SchemaInference, type TableSchema } from "#src/decode/infer-schema.ts";
 import { EXAMPLE_MAX_CHARS, exampleOf, proposedType, SchemaSample } from "#src/decode/schema-sample.ts";
@@ -108,5 +109,26 @@ test("examples: the first non-null value's JSON text (int64s exact, long ones cu
     /[\uD800-\uDBFF]…$/.test(exampleOf(`x${"😀".repeat(60)}`)),
     false,
     "no half surrogate pair before the cut",
+  );
+});
+
+test("a change stream's sample: the columns of the after images, Debezium's logical types applied; deletes make none", () => {
+  const sample = new SchemaSample(new SchemaInference(), undefined, new Map(), DEBEZIUM_ENVELOPE);
+  const schema = {
+    type: "struct",
+    fields: [
+      { field: "after", type: "struct", fields: [{ field: "born", type: "int32", name: "io.debezium.time.Date" }] },
+    ],
+  };
+  sample.add(utf8(JSON.stringify({ schema, payload: { op: "r", after: { id: 1, born: 0 }, source: { lsn: 1 } } })));
+  sample.add(utf8('{"op":"d","before":{"id":1,"gone":true},"after":null}'));
+  const result = sample.result();
+  assert.deepEqual(
+    result.columns.map((c) => [c.name, c.type]),
+    [
+      ["id", "long"],
+      ["born", "string"],
+      ["_cdc_position", "string"],
+    ],
   );
 });

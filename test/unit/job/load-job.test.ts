@@ -78,6 +78,8 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       columns: new Map(),
       format: "json",
       keyFormat: "bytes",
+      envelope: undefined,
+      keyColumns: new Map(),
       table: "customers",
     },
     orders: {
@@ -88,6 +90,8 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
       columns: new Map(),
       format: "json",
       keyFormat: "bytes",
+      envelope: undefined,
+      keyColumns: new Map(),
       table: "orders",
     },
   });
@@ -98,6 +102,7 @@ test("the issue's example parses into a camel-cased Job: its source, its destina
     columns: new Map(),
     format: "json",
     keyFormat: "bytes",
+    keyColumns: new Map(),
   });
 });
 

@@ -67,3 +67,26 @@ describe("dedupBatch", () => {
     }
   });
 });
+
+describe("dedupBatch by source position", () => {
+  test("the highest position per key wins whatever the offsets; an equal one (a duplicate) takes the later offset; a tombstone follows its delete", () => {
+    const index = new KeyIndex("t");
+    //                   0     1     2     3     4     5     6
+    const hashes = batch(["a", "a", "a", "b", "b", "c", "c"]);
+    const tombstones = Uint8Array.of(0, 0, 0, 0, 1, 1, 0);
+    //                  newer  older  dup of 0   delete  its tombstone  delete  a replayed older create
+    const positions = ["05", "03", "05", "07", null, "09", "02"];
+    const winners = dedupBatch(hashes, tombstones, index, positions);
+    assert.deepEqual([...winners.messages], [2, 4, 5]);
+    assert.deepEqual([...winners.ops], [OP_CREATE, OP_DELETE, OP_DELETE]);
+    // The tombstone carries the position of the delete before it.
+    assert.deepEqual(winners.positions, ["05", "07", "09"]);
+  });
+
+  test("without positions, the last offset wins", () => {
+    const index = new KeyIndex("t");
+    const winners = dedupBatch(batch(["a", "a"]), Uint8Array.of(0, 0), index);
+    assert.deepEqual([...winners.messages], [1]);
+    assert.equal(winners.positions, undefined);
+  });
+});

@@ -1,0 +1,380 @@
+// A source table and the change events Debezium's Postgres connector would emit for it, in
+// Debezium's documented JSON format (JsonConverter with schemas.enable=true: each key and value
+// is `{schema, payload}`; the value's payload is the envelope {before, after, source, op, ts_ms,
+// transaction}). Produced to the format, not captured from a running Postgres. The table itself
+// is the model: after any sequence of changes, the Iceberg table must hold exactly its rows.
+//
+// Columns: id int32 (the primary key), name string, balance Decimal(10, 2) (base64 bytes),
+// born io.debezium.time.Date (days), updated_at io.debezium.time.MicroTimestamp (µs); addColumn
+// adds optional string columns, as an ALTER TABLE ADD COLUMN does upstream.
+
+export interface SourceRow {
+  id: number;
+  name: string;
+  /** Decimal text with two places: "12.50". */
+  balance: string;
+  /** YYYY-MM-DD. */
+  born: string;
+  /** Microseconds since the epoch. */
+  updatedAt: number;
+  [extra: string]: string | number;
+}
+
+export interface ChangeMessage {
+  key: string;
+  /** null: the tombstone after a delete. */
+  value: unknown;
+  headers?: Record<string, string>;
+}
+
+const BASE_LSN = 24_000_000;
+const BASE_TS = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+
+export class DebeziumTable {
+  readonly rows = new Map<number, SourceRow>();
+  readonly extraColumns: string[] = [];
+  /** Every event emitted so far, for replays. */
+  readonly history: ChangeMessage[] = [];
+  #lsn = BASE_LSN;
+  readonly #topicPrefix: string;
+  readonly server: string;
+  readonly table: string;
+
+  constructor(server = "pg", table = "customers") {
+    this.server = server;
+    this.table = table;
+    this.#topicPrefix = `${server}.public.${table}`;
+  }
+
+  /** The snapshot phase: an `r` event per row. */
+  snapshot(rows: SourceRow[]): ChangeMessage[] {
+    return rows.map((row) => {
+      this.rows.set(row.id, { ...row });
+      return this.#event("r", null, row, true);
+    });
+  }
+
+  insert(row: SourceRow): ChangeMessage[] {
+    this.rows.set(row.id, { ...row });
+    return [this.#event("c", null, row)];
+  }
+
+  update(id: number, change: Partial<SourceRow>): ChangeMessage[] {
+    const before = this.rows.get(id);
+    if (!before) throw new Error(`no row ${id}`);
+    const after = { ...before, ...change, id } as SourceRow;
+    this.rows.set(id, after);
+    return [this.#event("u", before, after)];
+  }
+
+  /** A delete and the tombstone Debezium emits after it (tombstones.on.delete=true). */
+  delete(id: number): ChangeMessage[] {
+    const before = this.rows.get(id);
+    if (!before) throw new Error(`no row ${id}`);
+    this.rows.delete(id);
+    return [this.#event("d", before, null), this.#tombstone(id)];
+  }
+
+  /** An UPDATE of the primary key: Debezium's delete of the old key, its tombstone, and a create of the new key. */
+  changeKey(id: number, newId: number): ChangeMessage[] {
+    const before = this.rows.get(id);
+    if (!before) throw new Error(`no row ${id}`);
+    const after = { ...before, id: newId };
+    this.rows.delete(id);
+    this.rows.set(newId, after);
+    const oldKey = keyText(this.#topicPrefix, id);
+    const newKey = keyText(this.#topicPrefix, newId);
+    const lsn = this.#nextLsn();
+    const d = this.#event("d", before, null, false, lsn);
+    d.headers = { "__debezium.newkey": newKey };
+    const tombstone = this.#tombstone(id);
+    tombstone.headers = { "__debezium.newkey": newKey };
+    const c = this.#event("c", null, after, false, lsn);
+    c.headers = { "__debezium.oldkey": oldKey };
+    return [d, tombstone, c];
+  }
+
+  /** ALTER TABLE ADD COLUMN: later events carry it (null in rows written before). */
+  addColumn(name: string): void {
+    this.extraColumns.push(name);
+  }
+
+  #nextLsn(): number {
+    this.#lsn += 56;
+    return this.#lsn;
+  }
+
+  #tombstone(id: number): ChangeMessage {
+    const m: ChangeMessage = { key: keyText(this.#topicPrefix, id), value: null };
+    this.history.push(m);
+    return m;
+  }
+
+  #event(op: string, before: SourceRow | null, after: SourceRow | null, snapshot = false, lsn = this.#nextLsn()) {
+    const ts = BASE_TS + (lsn - BASE_LSN);
+    const rowSchema = (field: string) => ({
+      type: "struct",
+      fields: [
+        { type: "int32", optional: false, default: 0, field: "id" },
+        { type: "string", optional: true, field: "name" },
+        {
+          type: "bytes",
+          optional: true,
+          name: "org.apache.kafka.connect.data.Decimal",
+          version: 1,
+          parameters: { scale: "2", "connect.decimal.precision": "10" },
+          field: "balance",
+        },
+        { type: "int32", optional: true, name: "io.debezium.time.Date", version: 1, field: "born" },
+        { type: "int64", optional: true, name: "io.debezium.time.MicroTimestamp", version: 1, field: "updated_at" },
+        ...this.extraColumns.map((c) => ({ type: "string", optional: true, field: c })),
+      ],
+      optional: true,
+      name: `${this.#topicPrefix}.Value`,
+      field,
+    });
+    const value = {
+      schema: {
+        type: "struct",
+        fields: [
+          rowSchema("before"),
+          rowSchema("after"),
+          {
+            type: "struct",
+            fields: [
+              { type: "string", optional: false, field: "version" },
+              { type: "string", optional: false, field: "connector" },
+              { type: "string", optional: false, field: "name" },
+              { type: "int64", optional: false, field: "ts_ms" },
+              {
+                type: "string",
+                optional: true,
+                name: "io.debezium.data.Enum",
+                version: 1,
+                parameters: { allowed: "true,last,false,incremental" },
+                default: "false",
+                field: "snapshot",
+              },
+              { type: "string", optional: false, field: "db" },
+              { type: "string", optional: true, field: "sequence" },
+              { type: "string", optional: false, field: "schema" },
+              { type: "string", optional: false, field: "table" },
+              { type: "int64", optional: true, field: "txId" },
+              { type: "int64", optional: true, field: "lsn" },
+              { type: "int64", optional: true, field: "xmin" },
+            ],
+            optional: false,
+            name: "io.debezium.connector.postgresql.Source",
+            field: "source",
+          },
+          { type: "string", optional: false, field: "op" },
+          { type: "int64", optional: true, field: "ts_ms" },
+          {
+            type: "struct",
+            fields: [
+              { type: "string", optional: false, field: "id" },
+              { type: "int64", optional: false, field: "total_order" },
+              { type: "int64", optional: false, field: "data_collection_order" },
+            ],
+            optional: true,
+            name: "event.block",
+            version: 1,
+            field: "transaction",
+          },
+        ],
+        optional: false,
+        name: `${this.#topicPrefix}.Envelope`,
+        version: 1,
+      },
+      payload: {
+        before: before && this.#image(before),
+        after: after && this.#image(after),
+        source: {
+          version: "2.7.3.Final",
+          connector: "postgresql",
+          name: this.server,
+          ts_ms: ts,
+          snapshot: snapshot ? "true" : "false",
+          db: "shop",
+          sequence: JSON.stringify([String(lsn - 56), String(lsn)]),
+          schema: "public",
+          table: this.table,
+          txId: 700 + (lsn - BASE_LSN) / 56,
+          lsn,
+          xmin: null,
+        },
+        op,
+        ts_ms: ts + 7,
+        transaction: null,
+      },
+    };
+    const m: ChangeMessage = { key: keyText(this.#topicPrefix, (after ?? before)!.id), value };
+    this.history.push(m);
+    return m;
+  }
+
+  #image(row: SourceRow): Record<string, unknown> {
+    const image: Record<string, unknown> = {
+      id: row.id,
+      name: row.name,
+      balance: decimalBytes(row.balance),
+      born: Math.round(Date.parse(`${row.born}T00:00:00Z`) / 86_400_000),
+      updated_at: row.updatedAt,
+    };
+    for (const c of this.extraColumns) image[c] = row[c] ?? null;
+    return image;
+  }
+}
+
+/** The key Debezium writes: the primary key as a struct, with its schema. */
+export function keyText(topicPrefix: string, id: number): string {
+  return JSON.stringify({
+    schema: {
+      type: "struct",
+      fields: [{ type: "int32", optional: false, default: 0, field: "id" }],
+      optional: false,
+      name: `${topicPrefix}.Key`,
+    },
+    payload: { id },
+  });
+}
+
+/** A decimal text with two places as Connect's Decimal bytes: the unscaled value, big-endian two's complement, base64. */
+export function decimalBytes(text: string): string {
+  let unscaled = BigInt(text.replace(".", ""));
+  const bytes: number[] = [];
+  do {
+    bytes.unshift(Number(unscaled & 0xffn));
+    unscaled >>= 8n;
+  } while (unscaled !== 0n && unscaled !== -1n);
+  if (unscaled === 0n && bytes[0]! & 0x80) bytes.unshift(0);
+  if (unscaled === -1n && !(bytes[0]! & 0x80)) bytes.unshift(0xff);
+  return Buffer.from(bytes).toString("base64");
+}
+
+export function sourceRow(id: number, name: string, extra: Partial<SourceRow> = {}): SourceRow {
+  return {
+    id,
+    name,
+    balance: `${id * 3}.${String(id % 100).padStart(2, "0")}`,
+    born: `19${String(50 + (id % 50)).padStart(2, "0")}-0${1 + (id % 9)}-1${id % 10}`,
+    updatedAt: 1_767_225_600_000_000 + id * 1_000_123,
+    ...extra,
+  } as SourceRow;
+}
+
+/**
+ * The Avro schema Debezium's AvroConverter registers for the table's envelopes (its value
+ * subject), with the table's extra columns: Connect types in `connect.name`, Decimal with Avro's
+ * decimal logical type, optional columns as unions with null.
+ */
+export function avroEnvelopeSchema(table: DebeziumTable): object {
+  const optional = (type: unknown) => ({ type: ["null", type], default: null });
+  const ns = `${table.server}.public.${table.table}`;
+  return {
+    type: "record",
+    name: "Envelope",
+    namespace: ns,
+    fields: [
+      {
+        name: "before",
+        ...optional({
+          type: "record",
+          name: "Value",
+          fields: [
+            { name: "id", type: { type: "int", "connect.default": 0 }, default: 0 },
+            { name: "name", ...optional("string") },
+            {
+              name: "balance",
+              ...optional({
+                type: "bytes",
+                scale: 2,
+                precision: 10,
+                "connect.version": 1,
+                "connect.parameters": { scale: "2", "connect.decimal.precision": "10" },
+                "connect.name": "org.apache.kafka.connect.data.Decimal",
+                logicalType: "decimal",
+              }),
+            },
+            {
+              name: "born",
+              ...optional({ type: "int", "connect.version": 1, "connect.name": "io.debezium.time.Date" }),
+            },
+            {
+              name: "updated_at",
+              ...optional({ type: "long", "connect.version": 1, "connect.name": "io.debezium.time.MicroTimestamp" }),
+            },
+            ...table.extraColumns.map((c) => ({ name: c, ...optional("string") })),
+          ],
+          "connect.name": `${ns}.Value`,
+        }),
+      },
+      { name: "after", ...optional("Value") },
+      {
+        name: "source",
+        type: {
+          type: "record",
+          name: "Source",
+          namespace: "io.debezium.connector.postgresql",
+          fields: [
+            { name: "version", type: "string" },
+            { name: "connector", type: "string" },
+            { name: "name", type: "string" },
+            { name: "ts_ms", type: "long" },
+            { name: "snapshot", ...optional("string") },
+            { name: "db", type: "string" },
+            { name: "sequence", ...optional("string") },
+            { name: "schema", type: "string" },
+            { name: "table", type: "string" },
+            { name: "txId", ...optional("long") },
+            { name: "lsn", ...optional("long") },
+            { name: "xmin", ...optional("long") },
+          ],
+          "connect.name": "io.debezium.connector.postgresql.Source",
+        },
+      },
+      { name: "op", type: "string" },
+      { name: "ts_ms", ...optional("long") },
+      {
+        name: "transaction",
+        ...optional({
+          type: "record",
+          name: "block",
+          namespace: "event",
+          fields: [
+            { name: "id", type: "string" },
+            { name: "total_order", type: "long" },
+            { name: "data_collection_order", type: "long" },
+          ],
+        }),
+      },
+    ],
+    "connect.name": `${ns}.Envelope`,
+  };
+}
+
+/** The Avro datum of a JSON change event's payload (as avsc writes it: bytes as Buffers, longs as bigints). */
+export function avroEnvelope(value: unknown, table: DebeziumTable): Record<string, unknown> {
+  const payload = (value as { payload: Record<string, unknown> }).payload;
+  const image = (row: Record<string, unknown> | null) =>
+    row && {
+      ...Object.fromEntries(table.extraColumns.map((c) => [c, null])),
+      ...row,
+      balance: Buffer.from(row.balance as string, "base64"),
+      updated_at: BigInt(row.updated_at as number),
+    };
+  const source = payload.source as Record<string, unknown>;
+  return {
+    before: image(payload.before as Record<string, unknown> | null),
+    after: image(payload.after as Record<string, unknown> | null),
+    source: {
+      ...source,
+      ts_ms: BigInt(source.ts_ms as number),
+      txId: BigInt(source.txId as number),
+      lsn: BigInt(source.lsn as number),
+    },
+    op: payload.op,
+    ts_ms: BigInt(payload.ts_ms as number),
+    transaction: null,
+  };
+}

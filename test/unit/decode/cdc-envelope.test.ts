@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { avroDecoder } from "#src/decode/avro-decoder.ts";
+import {
+  CDC_POSITION,
+  type CdcEnvelope,
+  type Change,
+  DEBEZIUM_ENVELOPE,
+  type EnvelopeProblem,
+  readChange,
+} from "#src/decode/cdc-envelope.ts";
+import { decodeJsonMessage, type JsonRecord } from "#src/decode/json-message.ts";
+import { typeToString } from "#src/iceberg/spec/types.ts";
+import { parseJob } from "#src/job/load-job.ts";
+import { avroWriter } from "../../../dev/registry.ts";
+import {
+  avroEnvelope,
+  avroEnvelopeSchema,
+  type ChangeMessage,
+  DebeziumTable,
+  sourceRow,
+} from "../../helpers/debezium-events.ts";
+
+function change(value: JsonRecord, envelope: CdcEnvelope = DEBEZIUM_ENVELOPE): Change {
+  const c = readChange(value, envelope);
+  assert.ok(!("problem" in c), (c as EnvelopeProblem).problem);
+  return c;
+}
+
+function problem(value: JsonRecord, envelope: CdcEnvelope = DEBEZIUM_ENVELOPE): string {
+  const c = readChange(value, envelope);
+  assert.ok("problem" in c, "expected a problem");
+  return c.problem;
+}
+
+test("Debezium's envelope, bare or in the JsonConverter's {schema, payload}: the after image, its op, its position and time", () => {
+  const payload = {
+    before: null,
+    after: { id: 1, name: "a" },
+    source: { connector: "postgresql", lsn: 24023184, ts_ms: 1700000000000 },
+    op: "c",
+    ts_ms: 1700000000123,
+  };
+  const bare = change(structuredClone(payload));
+  assert.equal(bare.kind, "create");
+  assert.deepEqual(bare.image, { id: 1, name: "a", [CDC_POSITION]: "0000000000024023184" });
+  assert.equal(bare.tsMillis, 1700000000000);
+  const wrapped = change({ schema: { type: "struct", fields: [] }, payload: structuredClone(payload) });
+  assert.deepEqual([wrapped.kind, wrapped.position, wrapped.image.name], ["create", "0000000000024023184", "a"]);
+  // r (snapshot) and u upsert the after image too; d names its row by the before image, or {} when Debezium sends none.
+  assert.equal(change({ ...structuredClone(payload), op: "r" }).kind, "read");
+  assert.equal(change({ ...structuredClone(payload), op: "u" }).kind, "update");
+  const d = change({ ...structuredClone(payload), op: "d", before: { id: 1 }, after: null });
+  assert.deepEqual([d.kind, d.image], ["delete", { id: 1 }]);
+  assert.deepEqual(change({ op: "d", before: null, after: null }).image, {});
+});
+
+test("the source position: Postgres lsn; MySQL file, pos and row; SQL Server's LSNs; else source.ts_ms, then ts_ms", () => {
+  const at = (source: JsonRecord | undefined, ts_ms?: number) =>
+    change({ op: "u", after: { id: 1 }, ...(source ? { source } : {}), ...(ts_ms ? { ts_ms } : {}) }).position;
+  // Compared as strings, positions sort as the source does: 9 before 10, a later binlog file after any position of an earlier one.
+  assert.ok(at({ lsn: 9 })! < at({ lsn: 10 })!);
+  assert.ok(at({ lsn: 2n ** 60n })! > at({ lsn: 2 ** 52 })!);
+  const mysql = (file: string, pos: number, row?: number) => at({ file, pos, ...(row === undefined ? {} : { row }) })!;
+  assert.ok(mysql("mysql-bin.000003", 999) < mysql("mysql-bin.000003", 1000));
+  assert.ok(mysql("mysql-bin.000003", 1000, 0) < mysql("mysql-bin.000003", 1000, 1));
+  assert.ok(mysql("mysql-bin.000003", 99999) < mysql("mysql-bin.000004", 4));
+  const mssql = (commit: string, change: string) => at({ commit_lsn: commit, change_lsn: change, event_serial_no: 1 })!;
+  assert.ok(
+    mssql("00000027:00000758:0003", "00000027:00000758:0002") <
+      mssql("00000027:00000758:0005", "00000027:00000758:0004"),
+  );
+  assert.ok(at({ ts_ms: 5 })! < at({ ts_ms: 6 })!);
+  assert.ok(at(undefined, 5)! < at(undefined, 6)!);
+  assert.equal(at(undefined), null);
+});
+
+test("an envelope that is not a change event says which field is wrong", () => {
+  assert.equal(problem({ after: { id: 1 } }), "the envelope has no op");
+  assert.equal(problem({ op: "t", after: null }), 'op "t" is none of c, u, d, r (create, update, delete, read)');
+  assert.equal(problem({ op: 1, after: {} }), "op 1 is none of c, u, d, r (create, update, delete, read)");
+  assert.equal(problem({ op: "c" }), 'after is missing for op "c" (create)');
+  assert.equal(problem({ op: "u", after: [1] }), 'after is not an object for op "u" (update)');
+  assert.equal(problem({ op: "d", before: "x" }), 'before is not an object for op "d" (delete)');
+});
+
+/** The envelope a job file's stream settings make. */
+function envelopeOf(stream: string): CdcEnvelope {
+  const job = parseJob(
+    `name: j\nsource:\n  kafka:\n    bootstrap_servers: [k:9092]\nstreams:\n  t: ${stream}\n`,
+    "job.yaml",
+  );
+  return job.bindings.get("t")!.envelope!;
+}
+
+test("a generic envelope: Maxwell's {type, data, old, ts} with its op names, its ts in seconds and cdc_columns", () => {
+  const maxwell = envelopeOf(
+    "{mode: upsert, dedup_keys: [id], envelope: {op: type, before: data, after: data, ts: ts, ts_unit: s, position: [xid, xoffset], ops: {create: insert, update: update, delete: delete, read: bootstrap-insert}}, cdc_columns: [type, database]}",
+  );
+  const insert = change(
+    { database: "shop", table: "t", type: "insert", ts: 1700000000, xid: 8, xoffset: 0, data: { id: 1, v: "a" } },
+    maxwell,
+  );
+  assert.deepEqual(
+    [insert.kind, insert.tsMillis, insert.image],
+    [
+      "create",
+      1700000000000,
+      { id: 1, v: "a", _cdc_type: "insert", _cdc_database: "shop", [CDC_POSITION]: insert.position },
+    ],
+  );
+  const del = change({ type: "delete", ts: 1700000001, xid: 9, xoffset: 1, data: { id: 1, v: "a" } }, maxwell);
+  assert.deepEqual([del.kind, del.image.id], ["delete", 1]);
+  assert.ok(insert.position! < del.position!);
+  assert.equal(change({ type: "bootstrap-insert", data: { id: 2 } }, maxwell).kind, "read");
+  assert.match(problem({ type: "c", data: {} }, maxwell), /none of insert, update, delete, bootstrap-insert/);
+});
+
+test("whole decimals of the after image are doubles to inference, as at a plain record's top level", () => {
+  const text = '{"op":"c","after":{"id":1,"price":1299.0},"source":{"lsn":5}}';
+  const decoded = decodeJsonMessage(new TextEncoder().encode(text), (root) => (root.after as JsonRecord) ?? undefined);
+  assert.equal(decoded.kind, "record");
+  if (decoded.kind === "record") assert.deepEqual([...(decoded.wholeDecimals ?? [])], ["price"]);
+});
+
+test("Debezium's Avro envelope: the after record's fields are the columns, with Connect's types; a delete names its row by before", () => {
+  const table = new DebeziumTable("pg", "avro_customers");
+  const schema = avroEnvelopeSchema(table);
+  const decoder = avroDecoder(JSON.stringify(schema)).changes!(DEBEZIUM_ENVELOPE);
+  assert.deepEqual(
+    decoder.columns.map((c) => [c.name, typeToString(c.type)]),
+    [
+      ["id", "int"],
+      ["name", "string"],
+      ["balance", "decimal(10, 2)"],
+      ["born", "date"],
+      ["updated_at", "timestamp"],
+      [CDC_POSITION, "string"],
+    ],
+  );
+  const writer = avroWriter(schema);
+  const encode = (m: ChangeMessage) => new Uint8Array(writer.toBuffer(avroEnvelope(m.value, table)));
+  const [create] = table.insert(sourceRow(1, "one", { balance: "-17.25", born: "1970-01-02", updatedAt: 5 }));
+  const decoded = decoder.decode(encode(create!));
+  assert.ok(!("problem" in decoded));
+  assert.equal(decoded.change.kind, "create");
+  assert.deepEqual(decoded.record, {
+    id: 1,
+    name: "one",
+    balance: -1725n,
+    born: 1,
+    updated_at: 5,
+    [CDC_POSITION]: decoded.change.position,
+  });
+  const [del] = table.delete(1);
+  const gone = decoder.decode(encode(del!));
+  assert.ok(!("problem" in gone));
+  assert.deepEqual([gone.change.kind, gone.record.id], ["delete", 1]);
+  assert.ok(gone.change.position! > decoded.change.position!);
+  // A schema that is no envelope is refused as such.
+  assert.throws(
+    () =>
+      avroDecoder(JSON.stringify({ type: "record", name: "R", fields: [{ name: "a", type: "int" }] })).changes!(
+        DEBEZIUM_ENVELOPE,
+      ),
+    /no record field after/,
+  );
+});
