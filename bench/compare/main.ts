@@ -24,7 +24,7 @@ import { bootstrapServers } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
 import { installConnect, installSparkKafka } from "../../dev/services/bench-systems.ts";
 import { root } from "../../dev/services/lib.ts";
-import { createNamespace } from "./catalog.ts";
+import { createNamespace, currentSummary } from "./catalog.ts";
 import type { Measured } from "./measure.ts";
 import { type RunResult, writeReport } from "./report.ts";
 import { runConnect } from "./systems/connect.ts";
@@ -205,7 +205,17 @@ try {
       }
       readers ??= await startReaders({ sparkDriverMemory: "3g" });
       const verdict = await verify(readers, namespace, "orders", expected(w, plan.mode, preloadKeys));
-      results.push({ system: plan.system, mode: plan.mode, round, ...measured, ...verdict });
+      const summary = await currentSummary(namespace, "orders").catch(() => undefined);
+      const tableMb =
+        summary?.["total-files-size"] === undefined ? undefined : Number(summary["total-files-size"]) / 1e6;
+      results.push({
+        system: plan.system,
+        mode: plan.mode,
+        round,
+        ...measured,
+        ...(tableMb === undefined ? {} : { tableMb }),
+        ...verdict,
+      });
       console.log(
         `${label}: ${measured.wallSeconds.toFixed(1)} s, ${Math.round(messages / measured.wallSeconds).toLocaleString("en")} msg/s, ` +
           `CPU ${measured.cpuSeconds.toFixed(1)} s, peak RSS ${measured.peakRssMb.toFixed(0)} MB` +

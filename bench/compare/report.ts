@@ -19,6 +19,8 @@ export interface RunResult {
   wallSeconds?: number;
   cpuSeconds?: number;
   peakRssMb?: number;
+  /** The table's current snapshot: total-files-size (data and delete files), in MB. */
+  tableMb?: number;
   ok: boolean;
   reasons: string[];
 }
@@ -105,6 +107,7 @@ interface Figures {
   mbPerSecond: number;
   cpuSecondsPerMillion: number;
   peakRssMb: number;
+  tableMb: number;
 }
 
 interface Summary {
@@ -126,11 +129,14 @@ function summarise(w: Workload, row: Row): Summary {
       mbPerSecond: w.valueBytes / 1e6 / r.wallSeconds!,
       cpuSecondsPerMillion: (r.cpuSeconds! / w.messages) * 1e6,
       peakRssMb: r.peakRssMb!,
+      tableMb: r.tableMb ?? Number.NaN,
     }),
   );
   const pick = (f: (values: number[]) => number, higherIsBetter: (keyof Figures)[]) =>
     Object.fromEntries(
-      (["wallSeconds", "messagesPerSecond", "mbPerSecond", "cpuSecondsPerMillion", "peakRssMb"] as const).map((k) => [
+      (
+        ["wallSeconds", "messagesPerSecond", "mbPerSecond", "cpuSecondsPerMillion", "peakRssMb", "tableMb"] as const
+      ).map((k) => [
         k,
         f(figures.map((x) => x[k]).map((v) => (higherIsBetter.includes(k) ? -v : v))) *
           (higherIsBetter.includes(k) ? -1 : 1),
@@ -173,12 +179,12 @@ function markdown(
       `each system into a fresh table of the Iceberg REST fixture. ${report.rounds} round${report.rounds === 1 ? "" : "s"}, systems interleaved; figures are best / median of the runs whose table checked out. ` +
       "Wall time runs from the process start to the commit that holds the last message; CPU is the whole process tree's (user + system); peak RSS the tree's.",
     "",
-    "| system | mode | wall s | messages/s | MB/s | CPU s per 1M | peak RSS MB | runs accepted |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| system | mode | wall s | messages/s | MB/s | CPU s per 1M | peak RSS MB | table MB | runs accepted |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...summary.map((s) =>
       s.accepted === 0
-        ? `| ${SYSTEM_NAMES[s.system]} | ${modeName(s)} | refused | — | — | — | — | 0 of ${s.runs} |`
-        : `| ${SYSTEM_NAMES[s.system]} | ${modeName(s)} | ${pair(s, "wallSeconds")} | ${pair(s, "messagesPerSecond", 0)} | ${pair(s, "mbPerSecond")} | ${pair(s, "cpuSecondsPerMillion")} | ${pair(s, "peakRssMb", 0)} | ${s.accepted} of ${s.runs} |`,
+        ? `| ${SYSTEM_NAMES[s.system]} | ${modeName(s)} | refused | — | — | — | — | — | 0 of ${s.runs} |`
+        : `| ${SYSTEM_NAMES[s.system]} | ${modeName(s)} | ${pair(s, "wallSeconds")} | ${pair(s, "messagesPerSecond", 0)} | ${pair(s, "mbPerSecond")} | ${pair(s, "cpuSecondsPerMillion")} | ${pair(s, "peakRssMb", 0)} | ${pair(s, "tableMb")} | ${s.accepted} of ${s.runs} |`,
     ),
     "",
     "![messages/s and CPU s per million](compare.png)",

@@ -36,7 +36,7 @@ import { staleChanges, withoutStale } from "./change-order.ts";
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { Freshness } from "./freshness.ts";
-import { hashRowKeys } from "./key-hashes.ts";
+import { dedupKeyColumns, hashRowKeys } from "./key-hashes.ts";
 import { type KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
 import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
 import { RowBatch } from "./row-batch.ts";
@@ -220,12 +220,17 @@ async function commitRound(
     const stale = positions && (await staleChanges(table, schema, index, hashes!, winners));
     winners = withoutStale(winners, stale);
     let deletes = planDeletes(index, hashes!, winners);
+    // `_floe_id` caches the key hash that the dedup columns give. Where every dedup key is a
+    // column, the key index is built and caught up from those columns (key-index-store.ts), so
+    // the cache is never read; a 128-bit hash does not compress and would be most of the file.
+    // It is written only where it is the one place that holds a row's key (a decoded key's field).
+    const floeIds = dedupKeyColumns(binding.dedupKeys, schema) === undefined ? hashes : undefined;
     const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
     const rowMessages: number[] = [];
     for (let w = 0; w < winners.messages.length; w++) {
       if (winners.ops[w] === OP_DELETE) continue;
       const i = winners.messages[w]!;
-      rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, hashes);
+      rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, floeIds);
       rowMessages.push(i);
     }
     const written = await writeRows(tables, table, rowBatch.builder);

@@ -103,3 +103,18 @@ test("a second run with the key index gone rebuilds it from the table and retire
   assert.deepEqual([t.recordsAdded, t.positionsDeleted], [2, 2]);
   await assertModel();
 });
+
+test("_floe_id is left null where the dedup keys are columns: the key index reads the columns", async () => {
+  produceAccounts([[7, "floe-id"]]);
+  f.source.produce("sessions", [{ key: "s1", value: { n: 1 } }]);
+  await f.sync();
+  for (const table of ["accounts", "sessions"]) {
+    const ids = new Set((await f.rows(table)).map((r) => r._floe_id));
+    assert.deepEqual([...ids], [null], `${table}: no row carries a _floe_id`);
+  }
+  // The next upsert still finds and retires the row by its key.
+  produceAccounts([[7, "floe-id again"]]);
+  const { report } = await f.sync();
+  assert.equal(report.tables.find((x) => x.topic === "accounts")!.positionsDeleted, 1);
+  await assertModel();
+});
