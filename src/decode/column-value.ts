@@ -68,7 +68,8 @@ function structConverter(type: StructType): ColumnConverter {
   const fields = type.fields.map((f) => ({ name: f.name, convert: columnConverter(f.type) }));
   return (value) => {
     const record = value as { [field: string]: JsonValue };
-    const out: { [field: string]: ColumnValue } = {};
+    // No prototype: a field named __proto__ is an own property like any other.
+    const out: { [field: string]: ColumnValue } = Object.create(null);
     for (const { name, convert } of fields) {
       const item = Object.hasOwn(record, name) ? record[name] : undefined;
       out[name] = item === undefined || item === null ? null : convert(item);

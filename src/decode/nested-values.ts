@@ -61,7 +61,9 @@ export function fitsNested(type: StructType | ListType, value: JsonValue, rules:
     }
     if (field === undefined || !fitsAny(field.type, member, rules)) return false;
   }
-  for (const field of type.fields) if (field.required && (value[field.name] ?? null) === null) return false;
+  for (const field of type.fields) {
+    if (field.required && (!Object.hasOwn(value, field.name) || value[field.name] === null)) return false;
+  }
   return true;
 }
 

@@ -197,3 +197,19 @@ test("the rows write a Parquet file whose every node has its field id, read back
   assert.equal(file!.stats.valueCounts?.get(sku), undefined);
   assert.equal(file!.stats.lowerBounds?.get(sku), undefined);
 });
+
+test("struct fields named like Object.prototype's members are fields like any other", () => {
+  const inference = new SchemaInference();
+  fit(inference, '{"o":{"__proto__":{"x":1},"constructor":"c","toString":2}}');
+  const type = inference.columnType("o")!;
+  assert.equal(typeToString(type), "struct<__proto__: struct<x: long>, constructor: string, toString: long>");
+  const value = columnConverter(type)(json('{"o":{"__proto__":{"x":1},"toString":2}}').record.o!) as Record<
+    string,
+    unknown
+  >;
+  assert.deepEqual(Object.entries(value), [
+    ["__proto__", Object.assign(Object.create(null), { x: 1 })],
+    ["constructor", null],
+    ["toString", 2],
+  ]);
+});
