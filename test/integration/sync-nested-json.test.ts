@@ -1,7 +1,7 @@
 // Nested JSON lands as Iceberg structs and lists that DuckDB, PyIceberg and Spark read back,
 // projecting a field inside a struct; a field added inside a struct mid-stream evolves the
 // table; a field that turns from an object to a scalar is a dead letter, not a stopped stream;
-// a column declared json keeps the JSON text.
+// a column declared json keeps the JSON text; an upsert table keeps the latest nested values per key.
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,14 +16,18 @@ import { syncJob } from "../helpers/sync-job.ts";
 const run = `nested${process.pid}_${Date.now()}`;
 const namespace = `${run}_topics`;
 const topic = `${run}_orders`;
+const latestTopic = `${run}_latest`;
 const stateDir = mkdtempSync(join(tmpdir(), "floe-nested-"));
 
 const job = buildJob(
   {
     name: run,
-    kafka: { topic_pattern: `^${topic}$`, max_threads: 1 },
+    kafka: { topic_pattern: `^${run}_(orders|latest)$`, max_threads: 1 },
     iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
-    streams: { [topic]: { mode: "append", table: "orders", on_error: "dlq", columns: { raw: "json" } } },
+    streams: {
+      [topic]: { mode: "append", table: "orders", on_error: "dlq", columns: { raw: "json" } },
+      [latestTopic]: { mode: "upsert", dedup_keys: ["id"], table: "latest" },
+    },
   },
   join(stateDir, "job.yaml"),
 );
@@ -32,6 +36,7 @@ let readers: Readers;
 before(async () => {
   readers = await startReaders();
   await createTopic(topic, 1);
+  await createTopic(latestTopic, 1);
 });
 after(() => readers?.close());
 
@@ -54,9 +59,9 @@ const second = [
   { id: 4, customer: "Dee" },
 ];
 
-async function syncAll(values: object[]) {
+async function syncAll(values: object[], to = topic) {
   await produce(
-    topic,
+    to,
     values.map((v) => ({ key: null, value: JSON.stringify(v), partition: 0 })),
   );
   const report = await syncJob(job, { stateDir });
@@ -120,4 +125,23 @@ test("nested JSON reads back as structs and lists in every engine, and a field a
   );
   const dead = await readers.rows("duckdb", restTable(namespace, "orders__dlq"));
   assert.equal(dead.length, 1);
+});
+
+test("an upsert table with nested columns keeps the latest struct and list per key", async () => {
+  await syncAll(
+    [
+      { id: 1, profile: { name: "Ada", emails: ["a@x"] } },
+      { id: 2, profile: { name: "Bo", emails: [] } },
+    ],
+    latestTopic,
+  );
+  await syncAll([{ id: 1, profile: { name: "Ada L", emails: ["a@x", "ada@y"], vip: true } }], latestTopic);
+  await readers.assertRows(
+    restTable(namespace, "latest"),
+    [
+      { id: 1n, profile: { name: "Ada L", emails: ["a@x", "ada@y"], vip: true } },
+      { id: 2n, profile: { name: "Bo", emails: [], vip: null } },
+    ],
+    { columns: ["id", "profile"], orderBy: ["id"] },
+  );
 });
