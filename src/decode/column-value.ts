@@ -8,22 +8,27 @@
 //   float/double number (a bigint beyond 2^53 rounds to the nearest double)
 //   string       the string; any other value (number, boolean, object, array) as its JSON text
 //   timestamptz  microseconds since the epoch: number when safe (years 1685..2255), else bigint
+//   struct       an object keyed by field name, each field converted by its own type (spec
+//                "Nested Types": a struct is a tuple of typed fields); a field it lacks is null
+//   list         an array, each element converted by the element type
 //
 // Converters trust that SchemaInference has seen the value: they convert, they do not check.
 // A value of the wrong shape that reaches one is a bug, and the column builder refuses it.
 
-import { type IcebergType, isPrimitive, typeToString } from "../iceberg/spec/types.ts";
+import { type IcebergType, isPrimitive, type ListType, type StructType, typeToString } from "../iceberg/spec/types.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
 import type { JsonValue } from "./json-message.ts";
 import { timestampMicros } from "./timestamp.ts";
 
-export type ColumnValue = boolean | number | bigint | string | null;
+export type ColumnValue = boolean | number | bigint | string | null | ColumnValue[] | { [field: string]: ColumnValue };
 
 /** Converts one non-null JSON value of a record field to its column's value. */
 export type ColumnConverter = (value: JsonValue) => ColumnValue;
 
 /** Whether floe converts JSON values into columns of this type (columnConverter does not throw). */
 export function isConvertible(type: IcebergType): boolean {
+  if (typeof type === "object" && type.kind === "struct") return type.fields.every((f) => isConvertible(f.type));
+  if (typeof type === "object" && type.kind === "list") return isConvertible(type.element);
   switch (type) {
     case "boolean":
     case "int":
@@ -39,6 +44,8 @@ export function isConvertible(type: IcebergType): boolean {
 }
 
 export function columnConverter(type: IcebergType): ColumnConverter {
+  if (typeof type === "object" && type.kind === "struct") return structConverter(type);
+  if (typeof type === "object" && type.kind === "list") return listConverter(type);
   if (!isPrimitive(type)) throw new TypeError(`floe does not write JSON values into ${typeToString(type)} columns`);
   switch (type) {
     case "boolean":
@@ -55,6 +62,25 @@ export function columnConverter(type: IcebergType): ColumnConverter {
     default:
       throw new TypeError(`floe does not write JSON values into ${typeToString(type)} columns`);
   }
+}
+
+function structConverter(type: StructType): ColumnConverter {
+  const fields = type.fields.map((f) => ({ name: f.name, convert: columnConverter(f.type) }));
+  return (value) => {
+    const record = value as { [field: string]: JsonValue };
+    // No prototype: a field named __proto__ is an own property like any other.
+    const out: { [field: string]: ColumnValue } = Object.create(null);
+    for (const { name, convert } of fields) {
+      const item = Object.hasOwn(record, name) ? record[name] : undefined;
+      out[name] = item === undefined || item === null ? null : convert(item);
+    }
+    return out;
+  };
+}
+
+function listConverter(type: ListType): ColumnConverter {
+  const convert = columnConverter(type.element);
+  return (value) => (value as JsonValue[]).map((item) => (item === null ? null : convert(item)));
 }
 
 const identity: ColumnConverter = (value) => value as ColumnValue;

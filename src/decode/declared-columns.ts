@@ -1,9 +1,11 @@
 // Column types a job file declares per stream (`columns: {amount: double}`). A declared type
 // wins over inference: the column is created with it (when the table is, in the order of the
 // job file), its type never generalizes, and a value that does not fit it is a bad message.
-// Declarable are the types inference itself creates, which floe converts JSON values into.
+// Declarable are the types inference itself creates, which floe converts JSON values into, and
+// `json`: a string column holding any value as its JSON text, as objects and arrays were before
+// they became structs and lists.
 
-export const DECLARABLE_TYPES = ["boolean", "long", "double", "string", "timestamptz"] as const;
+export const DECLARABLE_TYPES = ["boolean", "long", "double", "string", "timestamptz", "json"] as const;
 
 export type DeclarableType = (typeof DECLARABLE_TYPES)[number];
 

@@ -6,7 +6,9 @@
 //   other number (99.19, 1299.0, 1e3)            double
 //   timestamp string (see timestamp.ts)          timestamptz (UTC)
 //   other string                                 string
-//   object, array                                object, array: a string column holds the JSON text
+//   object                                       struct, array: list (nested-values.ts); a string
+//                                                column (declared `json`, or a table's string
+//                                                column) holds the JSON text instead
 //   null                                         nothing: a field seen only as null gets no
 //                                                column until a value shows its type, because
 //                                                a guess (string) would refuse the first real
@@ -23,6 +25,8 @@
 //   int, float   (tables made by others) an integer in the int range; a number a float holds
 //                exactly. Iceberg's promotions widen them when a value needs it: int to long,
 //                float to double
+//   struct/list  an object/array whose members fit their fields (nested-values.ts); a member the
+//                struct lacks adds a field inside it (add-column with the struct as parent)
 //   other types  nothing: floe does not convert JSON values into them
 //
 // Where a column's type comes from:
@@ -44,16 +48,28 @@
 //
 // New columns get ids after the table's last column id, declared ones first (in the order of
 // the job file), then the others in the order their fields were first seen, and are optional.
+
+import { withFreshIds } from "../iceberg/spec/fresh-ids.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import { type IcebergType, type NestedField, type PrimitiveType, typeToString } from "../iceberg/spec/types.ts";
 import { type DeclarableType, type DeclaredColumns, NO_DECLARED_COLUMNS } from "./declared-columns.ts";
 import type { DecodedRecord, JsonValue } from "./json-message.ts";
+import {
+  evolved,
+  fitsNested,
+  isNested,
+  type LeafRules,
+  type NestedAddition,
+  NestedMismatch,
+  numberNewFields,
+  shapeOf,
+} from "./nested-values.ts";
 import type { SchemaMismatch, SchemaMismatchReason } from "./schema-mismatch.ts";
 import { isSystemColumn, SYSTEM_COLUMNS } from "./system-columns.ts";
 import { timestampMicros } from "./timestamp.ts";
 
 export type ColumnChange =
-  | { readonly kind: "add-column"; readonly field: NestedField }
+  | { readonly kind: "add-column"; readonly field: NestedField; readonly parent?: readonly string[] }
   | { readonly kind: "widen"; readonly name: string; readonly from: PrimitiveType; readonly to: PrimitiveType };
 
 /** The table an inference starts from: its current schema and its last-column-id. */
@@ -112,6 +128,8 @@ export class SchemaInference {
   readonly #added: Column[] = [];
   readonly #requiredColumns: Column[] = [];
   readonly #namesByLowerCase = new Map<string, string>();
+  /** Fields this inference adds inside the table's struct columns, in id order. */
+  readonly #nestedAdded: NestedAddition[] = [];
   #nextId: number;
 
   /**
@@ -206,8 +224,9 @@ export class SchemaInference {
   /** New columns (system columns the table lacked first), then widened ones, as the commit applies them. */
   changes(): ColumnChange[] {
     const changes: ColumnChange[] = this.#added.map((column) => ({ kind: "add-column", field: toField(column) }));
+    for (const { parent, field } of this.#nestedAdded) changes.push({ kind: "add-column", field, parent });
     for (const column of this.#columns.values()) {
-      if (column.tableType !== undefined && column.type !== column.tableType) {
+      if (column.tableType !== undefined && !isNested(column.tableType) && column.type !== column.tableType) {
         changes.push({
           kind: "widen",
           name: column.name,
@@ -219,7 +238,9 @@ export class SchemaInference {
     return changes;
   }
 
-  #declareColumn(name: string, type: DeclarableType): void {
+  #declareColumn(name: string, declared: DeclarableType): void {
+    // A json column is a string column of the JSON text (column-value.ts writes any value so).
+    const type = declared === "json" ? "string" : declared;
     const column = this.#columns.get(name);
     if (column === undefined) {
       const existing = this.#namesByLowerCase.get(name.toLowerCase());
@@ -240,8 +261,11 @@ export class SchemaInference {
     }
   }
 
-  #add(name: string, type: IcebergType, doc: string | undefined, open: boolean): void {
-    const column: Column = { name, id: ++this.#nextId, type, tableType: undefined, required: false, doc, open };
+  #add(name: string, shape: IcebergType, doc: string | undefined, open: boolean): void {
+    const id = ++this.#nextId;
+    const { type, lastId } = withFreshIds(shape, id);
+    this.#nextId = lastId;
+    const column: Column = { name, id, type, tableType: undefined, required: false, doc, open };
     this.#added.push(column);
     this.#namesByLowerCase.set(name.toLowerCase(), name);
     if (!isSystemColumn(name)) this.#columns.set(name, column);
@@ -249,7 +273,7 @@ export class SchemaInference {
 
   /** The slow path: some fields need a new column or a wider type, or do not fit at all. */
   #evolve(pending: readonly Pending[]): SchemaMismatch | undefined {
-    const types: IcebergType[] = [];
+    const types: (IcebergType | undefined)[] = [];
     let newNames: Map<string, string> | undefined;
     for (const p of pending) {
       const kind = valueTypeOf(p.value, p.whole);
@@ -269,7 +293,20 @@ export class SchemaInference {
         if (newNames === undefined) newNames = new Map();
         newNames.set(lower, p.name);
         if (kind === "huge") return outOfRange(p.name, undefined, p.value);
-        types.push(columnTypeFor(kind));
+        if (kind === "object" || kind === "array") {
+          try {
+            types.push(shapeOf(p.value, NESTED_RULES));
+          } catch (error) {
+            return nestedMismatch(p.name, error);
+          }
+        } else types.push(columnTypeFor(kind));
+      } else if (isNested(p.column.type)) {
+        try {
+          types.push(evolved(p.column.type, p.value, NESTED_RULES, p.column.open, []));
+        } catch (error) {
+          if (error instanceof NestedMismatch && error.path.length === 0) return typeMismatch(p.column, kind);
+          return nestedMismatch(p.name, error);
+        }
       } else {
         const type = p.column.open ? generalized(p.column.type, kind) : promoted(p.column.type, kind);
         if (type === undefined || !fitsType(type, p.value)) {
@@ -280,8 +317,16 @@ export class SchemaInference {
     }
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
-      if (p.column === undefined) this.#add(p.name, types[i]!, undefined, true);
-      else p.column.type = types[i]!;
+      const type = types[i];
+      // An empty object or array, or one of nulls only, shows no type: no column yet.
+      if (type === undefined) continue;
+      if (p.column === undefined) this.#add(p.name, type, undefined, true);
+      else if (isNested(type)) {
+        // A new column's struct is added whole with the column; a table's struct gets its new fields.
+        const numbered = numberNewFields(type, [p.name], this.#nextId, p.column.open ? [] : this.#nestedAdded);
+        this.#nextId = numbered.lastId;
+        p.column.type = numbered.type;
+      } else p.column.type = type;
     }
     return undefined;
   }
@@ -320,7 +365,7 @@ export function fitsType(type: IcebergType, value: JsonValue): boolean {
     case "float":
       return typeof value === "number" && Math.fround(value) === value;
     default:
-      return false;
+      return isNested(type) && fitsNested(type, value, NESTED_RULES);
   }
 }
 
@@ -343,7 +388,7 @@ export function valueTypeOf(value: JsonValue, whole: boolean): ValueType {
 }
 
 /** The column a new field gets from its first value ("huge" gets none). */
-export function columnTypeFor(kind: Exclude<ValueType, "huge">): DeclarableType {
+export function columnTypeFor(kind: Exclude<ValueType, "huge">): Exclude<DeclarableType, "json"> {
   return kind === "object" || kind === "array" ? "string" : kind;
 }
 
@@ -363,6 +408,19 @@ function generalized(type: IcebergType, kind: ValueType): IcebergType | undefine
 
 export function describeValueType(kind: ValueType): string {
   return kind === "huge" ? "integer beyond the long range" : kind;
+}
+
+/** The primitive rules, for the leaves of nested values (whole decimals are tracked at the top level only). */
+const NESTED_RULES: LeafRules = {
+  kindOf: (value) => valueTypeOf(value, false),
+  typeFor: (kind) => columnTypeFor(kind),
+  fits: fitsType,
+  generalized,
+};
+
+function nestedMismatch(field: string, error: unknown): SchemaMismatch {
+  if (!(error instanceof NestedMismatch)) throw error;
+  return mismatch("type-mismatch", [field, ...error.path].join("."), error.message);
 }
 
 function mismatch(reason: SchemaMismatchReason, field: string, problem: string): SchemaMismatch {

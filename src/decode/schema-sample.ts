@@ -165,12 +165,13 @@ export function exampleOf(value: JsonValue): string {
 
 /** The type to declare for a field whose values are of these types; undefined when one inferred type fits them all. */
 export function proposedType(values: Partial<Record<ValueType | "null", number>>): DeclarableType | undefined {
-  const types = new Set<DeclarableType | "huge">();
+  const types = new Set<DeclarableType | "huge" | "object" | "array">();
   for (const kind of Object.keys(values) as (ValueType | "null")[]) {
     if (kind === "null") continue;
-    types.add(kind === "huge" ? "huge" : columnTypeFor(kind));
+    types.add(kind === "huge" ? "huge" : kind === "object" || kind === "array" ? kind : columnTypeFor(kind));
   }
   if (types.size === 0 || (types.size === 1 && !types.has("huge"))) return undefined;
   if (types.size === 2 && types.has("long") && types.has("double")) return "double";
-  return "string";
+  // An object or array among other values: their JSON text is the one column that holds them all.
+  return values.object !== undefined || values.array !== undefined ? "json" : "string";
 }

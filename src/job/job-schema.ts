@@ -8,10 +8,12 @@
 // `default_stream`), and the rules that span them.
 // Checks that span several keys (upsert needs dedup_keys) sit on the smallest object that holds
 // all the keys, so that they report together with the rest.
+
 import { z } from "zod";
 import { DECLARABLE_TYPES, type DeclarableType, type DeclaredColumns } from "../decode/declared-columns.ts";
 import { isSystemColumn, KAFKA_KEY } from "../decode/system-columns.ts";
 import type { UnboundPartitionField } from "../iceberg/commit/update-partition-spec.ts";
+import type { IcebergType } from "../iceberg/spec/types.ts";
 import {
   type ChangeStreamInput,
   changeStreamFields,
@@ -162,7 +164,9 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
     });
   }
   if (s.partition_by)
-    checkPartitionTypes(s.partition_by, (s.columns ?? {}) as Record<string, DeclarableType>, ctx, ["partition_by"]);
+    checkPartitionTypes(s.partition_by, columnTypesOf(s.columns as Record<string, DeclarableType> | undefined), ctx, [
+      "partition_by",
+    ]);
   if (s.mode === "upsert" && s.dedup_keys === undefined && !isChangeStream(s)) {
     ctx.addIssue({ code: "custom", path: ["dedup_keys"], message: "required when mode is upsert" });
   }
@@ -374,4 +378,11 @@ export function jobFileJsonSchema(): Record<string, unknown> {
     title: "floe job file",
     description: "A floe sync job: Kafka topics into Apache Iceberg tables.",
   };
+}
+
+/** The Iceberg types of declared columns: a json column is a string column. */
+function columnTypesOf(columns: Record<string, DeclarableType> | undefined): Record<string, IcebergType> {
+  const types: Record<string, IcebergType> = {};
+  for (const [name, type] of Object.entries(columns ?? {})) types[name] = type === "json" ? "string" : type;
+  return types;
 }

@@ -161,11 +161,13 @@ async function commitRound(
   } else if (changes.length > 0) {
     await table.updateSchema((change) => {
       for (const c of changes) {
-        if (c.kind === "add-column") change.addColumn(c.field.name, c.field.type, c.field.doc);
+        if (c.kind === "add-column") change.addColumn(c.field.name, c.field.type, c.field.doc, c.parent);
         else change.widenColumn(c.name, c.to);
       }
     });
-    report.columnsAdded = changes.flatMap((c) => (c.kind === "add-column" ? [c.field.name] : []));
+    report.columnsAdded = changes.flatMap((c) =>
+      c.kind === "add-column" ? [[...(c.parent ?? []), c.field.name].join(".")] : [],
+    );
     await faultPoint("after-schema-change");
   }
   if (!report.created && binding.partitionBy) await evolvePartitionSpec(table, binding);

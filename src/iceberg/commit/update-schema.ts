@@ -1,7 +1,11 @@
-// Schema evolution (spec "Schema Evolution"): add optional columns with fresh field ids and
-// widen primitive types (int -> long, float -> double, decimal precision). Changes are kept
+// Schema evolution (spec "Schema Evolution"): add optional columns with fresh field ids, at the
+// top level or inside a struct (a parent path of field names; a list's element struct is
+// reached through the list, as Java's UpdateSchema does), and widen primitive types (int ->
+// long, float -> double, decimal precision). Changes are kept
 // by column name and re-applied to whatever schema is current at commit time, so a retry
 // after a concurrent schema change neither duplicates a column nor loses one.
+
+import { withFreshIds } from "../spec/fresh-ids.ts";
 import type { Schema } from "../spec/schema.ts";
 import { currentSchema, type TableMetadata } from "../spec/table-metadata.ts";
 import { LAST_ADDED_SCHEMA, type TableRequirement, type TableUpdate } from "../spec/table-update.ts";
@@ -18,7 +22,7 @@ import { commitWithRetries } from "./retry.ts";
 import { ValidationError } from "./validation-error.ts";
 
 type Change =
-  | { kind: "add-column"; name: string; type: IcebergType; doc?: string }
+  | { kind: "add-column"; name: string; type: IcebergType; doc?: string; parent?: readonly string[] }
   | { kind: "widen"; name: string; type: PrimitiveType };
 
 export interface SchemaUpdates {
@@ -29,8 +33,15 @@ export interface SchemaUpdates {
 export class SchemaChange {
   readonly #changes: Change[] = [];
 
-  addColumn(name: string, type: IcebergType, doc?: string): this {
-    this.#changes.push({ kind: "add-column", name, type, ...(doc === undefined ? {} : { doc }) });
+  /** `parent`: the names of the struct fields down to the struct that gets the column. */
+  addColumn(name: string, type: IcebergType, doc?: string, parent?: readonly string[]): this {
+    this.#changes.push({
+      kind: "add-column",
+      name,
+      type,
+      ...(doc === undefined ? {} : { doc }),
+      ...(parent === undefined || parent.length === 0 ? {} : { parent }),
+    });
     return this;
   }
 
@@ -49,6 +60,14 @@ export class SchemaChange {
     const fields: NestedField[] = [...base.fields];
     let changed = false;
     for (const change of this.#changes) {
+      if (change.kind === "add-column" && change.parent !== undefined) {
+        const added = addNested(fields, change.parent, change.name, change.type, nextId);
+        if (added === undefined) continue;
+        fields.splice(0, fields.length, ...added.fields);
+        nextId = added.lastId;
+        changed = true;
+        continue;
+      }
       const index = fields.findIndex((f) => f.name === change.name);
       const existing = fields[index];
       if (change.kind === "add-column") {
@@ -100,32 +119,61 @@ export class SchemaChange {
   }
 }
 
-/** Nested types get fresh ids after the column's own id, depth first (as Java's TypeUtil does). */
-function withFreshIds(type: IcebergType, lastId: number): { type: IcebergType; lastId: number } {
-  if (isPrimitive(type)) return { type, lastId };
-  switch (type.kind) {
-    case "struct": {
-      let id = lastId + type.fields.length;
-      const fields = type.fields.map((f, i) => {
-        const inner = withFreshIds(f.type, id);
-        id = inner.lastId;
-        return { ...f, id: lastId + 1 + i, type: inner.type };
-      });
-      return { type: { kind: "struct", fields }, lastId: id };
-    }
-    case "list": {
-      const inner = withFreshIds(type.element, lastId + 1);
-      return { type: { ...type, elementId: lastId + 1, element: inner.type }, lastId: inner.lastId };
-    }
-    case "map": {
-      const key = withFreshIds(type.key, lastId + 2);
-      const value = withFreshIds(type.value, key.lastId);
-      return {
-        type: { ...type, keyId: lastId + 1, valueId: lastId + 2, key: key.type, value: value.type },
-        lastId: value.lastId,
-      };
-    }
+/**
+ * The fields with `name` added to the struct at `parent`, or undefined when it is there with
+ * the same type already (a retry). Throws when the parent is no struct or the name has another type.
+ */
+function addNested(
+  fields: readonly NestedField[],
+  parent: readonly string[],
+  name: string,
+  type: IcebergType,
+  lastId: number,
+): { fields: NestedField[]; lastId: number } | undefined {
+  const [head, ...rest] = parent;
+  const index = fields.findIndex((f) => f.name === head);
+  const field = fields[index];
+  if (field === undefined)
+    throw new ValidationError(`cannot add column ${parent.join(".")}.${name}: no parent ${head}`);
+  const inner = withNested(field.type, rest, name, type, lastId, parent);
+  if (inner === undefined) return undefined;
+  const next = [...fields];
+  next[index] = { ...field, type: inner.type };
+  return { fields: next, lastId: inner.lastId };
+}
+
+function withNested(
+  parentType: IcebergType,
+  rest: readonly string[],
+  name: string,
+  type: IcebergType,
+  lastId: number,
+  parent: readonly string[],
+): { type: IcebergType; lastId: number } | undefined {
+  if (typeof parentType === "object" && parentType.kind === "list") {
+    const inner = withNested(parentType.element, rest, name, type, lastId, parent);
+    return inner && { type: { ...parentType, element: inner.type }, lastId: inner.lastId };
   }
+  if (typeof parentType !== "object" || parentType.kind !== "struct") {
+    throw new ValidationError(`cannot add column ${parent.join(".")}.${name}: the parent is no struct`);
+  }
+  if (rest.length > 0) {
+    const added = addNested(parentType.fields, rest, name, type, lastId);
+    return added && { type: { kind: "struct", fields: added.fields }, lastId: added.lastId };
+  }
+  const existing = parentType.fields.find((f) => f.name === name);
+  if (existing !== undefined) {
+    if (typeToString(existing.type) !== typeToString(type)) {
+      throw new ValidationError(
+        `cannot add column ${parent.join(".")}.${name} as ${typeToString(type)}: it exists as ${typeToString(existing.type)}`,
+      );
+    }
+    return undefined;
+  }
+  const id = lastId + 1;
+  const fresh = withFreshIds(type, id);
+  const field: NestedField = { id, name, required: false, type: fresh.type };
+  return { type: { kind: "struct", fields: [...parentType.fields, field] }, lastId: fresh.lastId };
 }
 
 /** UpdateSchema on its own: a metadata-only commit, no snapshot. */

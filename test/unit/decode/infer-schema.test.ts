@@ -63,18 +63,18 @@ test("a new table: system columns first (ids 1-8), then the fields in order of f
   assert.equal(inference.lastColumnId, 15);
 });
 
-test("each JSON type's column type; nested values are JSON strings; null gives no column until a value", () => {
+test("each JSON type's column type; objects are structs, arrays lists; null gives no column until a value", () => {
   const inference = new SchemaInference();
   fit(inference, '{"b":true,"o":{"x":1},"a":[1,2],"n":null,"d":1e-3,"w":5.0}');
   assert.deepEqual(userColumns(inference), [
     [9, "b", "boolean"],
-    [10, "o", "string"],
-    [11, "a", "string"],
-    [12, "d", "double"],
-    [13, "w", "double"],
+    [10, "o", { kind: "struct", fields: [{ id: 11, name: "x", required: false, type: "long" }] }],
+    [12, "a", { kind: "list", elementId: 13, element: "long", elementRequired: false }],
+    [14, "d", "double"],
+    [15, "w", "double"],
   ]);
   fit(inference, '{"n":"now a string"}');
-  assert.deepEqual(userColumns(inference).at(-1), [14, "n", "string"]);
+  assert.deepEqual(userColumns(inference).at(-1), [16, "n", "string"]);
 });
 
 test("within the batch that creates a column, long then double is double, timestamp then other string is string", () => {

@@ -18,20 +18,21 @@ function sampleOf(texts: (string | null)[], table?: TableSchema, declared = new 
 test("a new table: each field's inferred column, its value types, and a proposal where they mix", () => {
   const result = sampleOf([
     '{"id":1,"amount":100,"at":"2026-10-29T15:22:04Z","tags":[1]}',
-    '{"id":2,"amount":99.19,"at":"2026-10-29","tags":{"a":1}}',
+    '{"id":2,"amount":99.19,"at":"2026-10-29","tags":[2]}',
     '{"id":3,"amount":null,"code":"7"}',
     '{"id":4,"code":7,"big":18446744073709551616}',
+    '{"id":5,"tags":{"a":1}}',
     "not json",
     null,
   ]);
-  assert.deepEqual([result.messages, result.tombstones, result.bad], [6, 1, { "not-json": 1 }]);
+  assert.deepEqual([result.messages, result.tombstones, result.bad], [7, 1, { "not-json": 1 }]);
   assert.deepEqual(
     result.columns.map((c) => [c.name, c.type, c.source, c.values, c.misfits]),
     [
-      ["id", "long", "inferred", { long: 4 }, 0],
+      ["id", "long", "inferred", { long: 5 }, 0],
       ["amount", "double", "inferred", { long: 1, double: 1, null: 1 }, 0],
       ["at", "string", "inferred", { timestamptz: 1, string: 1 }, 0],
-      ["tags", "string", "inferred", { array: 1, object: 1 }, 0],
+      ["tags", "list<long>", "inferred", { array: 2, object: 1 }, 1],
       ["code", "string", "inferred", { string: 1, long: 1 }, 0],
       ["big", undefined, "inferred", { huge: 1 }, 1],
     ],
@@ -41,6 +42,7 @@ test("a new table: each field's inferred column, its value types, and a proposal
     [
       ["amount", "double"],
       ["at", "string"],
+      ["tags", "json"],
       ["code", "string"],
       ["big", "string"],
     ],
@@ -71,10 +73,12 @@ test("an existing table's columns and declared ones keep their type, count what 
   assert.equal(result.proposed.size, 0);
 });
 
-test("proposals: double for ints and decimals, string for any other mix, none for one type", () => {
+test("proposals: double for ints and decimals, json for a mix with objects or arrays, string for any other mix, none for one type", () => {
   assert.equal(proposedType({ long: 3 }), undefined);
   assert.equal(proposedType({ long: 3, null: 2 }), undefined);
-  assert.equal(proposedType({ object: 1, array: 1 }), undefined);
+  assert.equal(proposedType({ object: 2, null: 1 }), undefined);
+  assert.equal(proposedType({ object: 1, array: 1 }), "json");
+  assert.equal(proposedType({ object: 1, string: 1 }), "json");
   assert.equal(proposedType({ long: 3, double: 1 }), "double");
   assert.equal(proposedType({ timestamptz: 3, string: 1 }), "string");
   assert.equal(proposedType({ boolean: 1, long: 1 }), "string");
