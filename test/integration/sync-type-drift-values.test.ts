@@ -108,7 +108,8 @@ test("integers beyond the long range are dead letters; the longest longs land", 
 
 test("a value nested 10,000 levels deep is a dead letter, however it is parsed; with on_error: fail it names the message", async () => {
   const topic = await newTopic("deep");
-  const { job, namespace } = jobFor("deep", topic, { mode: "append" });
+  // Declared json: the nested values land as their JSON text, the depth limit holds all the same.
+  const { job, namespace } = jobFor("deep", topic, { mode: "append", columns: { deep: "json" } });
   const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
   const tooDeep = 'field "deep" is nested more than 1000 levels deep';
   const model = new DriftModel(topic)
@@ -123,13 +124,18 @@ test("a value nested 10,000 levels deep is a dead letter, however it is parsed; 
   assert.deepEqual([tableReport(report, namespace).recordsAdded, tableReport(report, namespace).deadLetters], [2, 3]);
   await model.assertLanded(namespace, ["id", "deep"]);
 
-  const { job: strict, namespace: strictNamespace } = jobFor("deep_fail", topic, { mode: "append", on_error: "fail" });
+  const { job: strict, namespace: strictNamespace } = jobFor("deep_fail", topic, {
+    mode: "append",
+    on_error: "fail",
+    columns: { deep: "json" },
+  });
   await assertFailsAt(strict, strictNamespace, topic, `partition 0 offset 1: too-deep: ${tooDeep}`);
 });
 
 test("1e400, -1e400 and a 401-digit integer in a double column are dead letters, not infinities", async () => {
   const topic = await newTopic("infinite");
-  const { job, namespace } = jobFor("infinite", topic, { mode: "append" });
+  // meta declared json: its nested numbers are checked as they are parsed, and land as JSON text.
+  const { job, namespace } = jobFor("infinite", topic, { mode: "append", columns: { meta: "json" } });
   const beyond = (field: string, literal: string) =>
     `field "${field}": the number ${literal} is beyond the range of a double (about ±1.8e308, ` +
     "non-zero magnitudes from 5e-324): no Iceberg type holds it; produce it as a string";
