@@ -218,7 +218,7 @@ export class AppendModel {
  * objects and arrays in string columns as their JSON text, ISO 8601 timestamp strings in
  * timestamptz columns (read in UTC with microseconds: "2025-01-02T03:04:05.678000Z").
  */
-function defaultConvert(_column: string, v: unknown): unknown {
+export function defaultConvert(_column: string, v: unknown): unknown {
   if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
   if (v !== null && typeof v === "object") return JSON.stringify(v);
   if (typeof v === "string" && ISO_TIMESTAMP.test(v)) return `${new Date(v).toISOString().slice(0, -1)}000Z`;

@@ -19,6 +19,7 @@ import { syncJob } from "../helpers/sync-job.ts";
 import {
   AppendModel,
   type BatchFigures,
+  defaultConvert,
   modelColumns,
   OffsetCounter,
   produceExactly,
@@ -102,7 +103,8 @@ function generate(sync: number) {
           id,
           name: `acct${id}_${sync}`,
           n: random.int(1e6) - 500_000,
-          // The other inferred types: timestamptz (any offset, read in UTC), boolean, double, JSON text.
+          // The other inferred types: timestamptz (any offset, read in UTC), boolean, double, and a
+          // struct holding a long and a list of strings.
           at: timestamp(),
           ok: random.chance(0.5),
           score: random.int(10_000) / 10 + 0.05,
@@ -159,7 +161,12 @@ test(`3 partitions, max_threads 3: every sync matches the model in DuckDB, PyIce
       orderBy,
     });
     const acctColumns = ["id", "name", "n", "at", "ok", "score", "meta"];
-    await readers.assertRows(restTable(namespace, "acct"), models.acct.rows(acctColumns), {
+    const acctRow = (column: string, v: unknown) => {
+      if (column !== "meta" || v === null) return defaultConvert(column, v);
+      const meta = v as { tier: number; tags: (string | null)[] };
+      return { tier: BigInt(meta.tier), tags: meta.tags };
+    };
+    await readers.assertRows(restTable(namespace, "acct"), models.acct.rows(acctColumns, acctRow), {
       columns: modelColumns(acctColumns),
       orderBy,
     });
