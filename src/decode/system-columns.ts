@@ -29,7 +29,12 @@ export const SYSTEM_COLUMNS: readonly NestedField[] = Object.freeze([
   column(2, KAFKA_PARTITION, "int", "Kafka partition of the message"),
   column(3, KAFKA_OFFSET, "long", "Kafka offset of the message in its partition"),
   column(4, KAFKA_TIMESTAMP, "timestamptz", "Kafka message timestamp (CreateTime or LogAppendTime)"),
-  column(5, FLOE_ID, "string", "hash of the dedup key values (hex, 128 bits); null when the stream has no dedup keys, and in upsert tables whose dedup keys are all columns"),
+  column(
+    5,
+    FLOE_ID,
+    "string",
+    "hash of the dedup key values (hex, 128 bits); null when the stream has no dedup keys, and in upsert tables whose dedup keys are all columns",
+  ),
   column(6, OP_TYPE, "string", "c: first row of its key, u: a key the table held before, d: a delete"),
   column(7, FLOE_TIMESTAMP, "timestamptz", "when floe wrote the row"),
   column(8, CDC_TIMESTAMP, "timestamptz", "when the change happened at the source: the message timestamp"),
