@@ -106,7 +106,7 @@ const bindingFields = {
     .enum(FILE_FORMATS)
     .default(BINDING_DEFAULTS.format)
     .describe(
-      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry). debezium: JSON Debezium change events (upsert; deletes delete).",
+      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry). json_schema: JSON in the Confluent wire format (Confluent's JSON Schema serializer), columns inferred as for json, typed by the registry schema's top-level properties. debezium: JSON Debezium change events (upsert; deletes delete).",
     ),
   key_format: z
     .enum(KEY_FORMATS)
@@ -155,7 +155,13 @@ function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
 
 function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
   checkChangeStream(s, ctx);
-  if (s.format !== undefined && s.format !== "json" && s.format !== "debezium" && s.columns !== undefined) {
+  if (
+    s.format !== undefined &&
+    s.format !== "json" &&
+    s.format !== "json_schema" &&
+    s.format !== "debezium" &&
+    s.columns !== undefined
+  ) {
     // The registry's schema says what each column is.
     ctx.addIssue({
       code: "custom",
@@ -316,11 +322,11 @@ export const jobFileSchema = z
           ["format", s.format],
           ["key_format", s.key_format],
         ] as const) {
-          if (value === "avro" || value === "protobuf") {
+          if (value === "avro" || value === "protobuf" || value === "json_schema") {
             ctx.addIssue({
               code: "custom",
               path: [...path, key],
-              message: "avro and protobuf need source.kafka.schema_registry, where the schemas are",
+              message: "avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
             });
           }
         }

@@ -157,7 +157,8 @@ export class BindingBatch {
   ) {
     this.topic = binding.topic;
     this.binding = binding;
-    const typed = binding.format !== "json";
+    // JSON Schema-framed values are JSON: inferred like it, with the registry's types on top.
+    const typed = binding.format === "avro" || binding.format === "protobuf";
     this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
     const envelope = binding.envelope;
     this.#envelope = envelope;
@@ -175,6 +176,8 @@ export class BindingBatch {
     }
     this.#deadLetterWatermarks = deadLetterWatermarks;
     this.#decoders = decoders;
+    if (binding.format === "json_schema" && decoders === undefined)
+      throw new Error(`topic ${binding.topic}: a json_schema stream needs the registry's decoders`);
     const keyFormat = binding.keyFormat;
     this.#keyFormat = keyFormat === "bytes" ? undefined : keyFormat;
     if (this.#keyFormat !== undefined && decoders === undefined) {
@@ -192,7 +195,13 @@ export class BindingBatch {
     const decoders = this.#decoders;
     if (decoders === undefined) return;
     const valueFormat = this.#registry === undefined ? undefined : (this.binding.format as "avro" | "protobuf");
+    const jsonSchema = this.binding.format === "json_schema";
     for (const message of messages) {
+      const value = message.value;
+      if (jsonSchema && value !== null && isConfluentFramed(value)) {
+        const schemaId = new DataView(value.buffer, value.byteOffset, value.byteLength).getUint32(1);
+        if (decoders.lookupJsonSchema(schemaId) === undefined) await decoders.loadJsonSchema(schemaId);
+      }
       for (const [bytes, format] of [
         [message.value, valueFormat],
         [message.key, this.#keyFormat],
@@ -214,7 +223,13 @@ export class BindingBatch {
       this.#addFramed(message, this.#registry);
       return;
     }
-    const decoded = decodeJsonMessage(message.value, this.#imageOf);
+    let value = message.value;
+    if (this.binding.format === "json_schema" && value !== null) {
+      const payload = this.#jsonSchemaPayload(message, value);
+      if (payload === undefined) return;
+      value = payload;
+    }
+    const decoded = decodeJsonMessage(value, this.#imageOf);
     if (decoded.kind === "bad") {
       this.#reject(message, decoded.reason, decoded.detail);
     } else if (decoded.kind === "tombstone") {
@@ -226,6 +241,37 @@ export class BindingBatch {
       this.#fillKeyColumns(message, decoded.record);
       this.#addRecord(message, decoded);
     }
+  }
+
+  /**
+   * The JSON document of a JSON Schema-framed value (magic byte, schema id, then the JSON text:
+   * no message indexes), its schema's columns declared; undefined when the message was rejected.
+   */
+  #jsonSchemaPayload(message: KafkaMessage, value: Uint8Array): Uint8Array | undefined {
+    const framed = parseConfluentFrame(value, false);
+    if ("problem" in framed) {
+      this.#reject(message, "not-framed", `${framed.problem}; the stream's format is json_schema`);
+      return undefined;
+    }
+    const { schemaId, payload } = framed.frame;
+    const lookup = this.#decoders!.lookupJsonSchema(schemaId);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
+    if ("reason" in lookup) {
+      this.#reject(message, lookup.reason, lookup.detail);
+      return undefined;
+    }
+    this.#json!.declareNew(lookup.columns);
+    // A frame around a NUL-led payload would read as framed again: it is no JSON either way.
+    if (payload.length > 0 && payload[0] === 0) {
+      this.#reject(message, "not-json", `schema id ${schemaId}: the framed payload is not JSON text`);
+      return undefined;
+    }
+    return payload;
   }
 
   #addRecord(message: KafkaMessage, decoded: DecodedRecord): void {

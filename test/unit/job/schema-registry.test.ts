@@ -61,8 +61,8 @@ test("auth: none by default, or a bearer token; format json by default", () => {
 
 test("avro and protobuf need a registry; columns only with json; key fields need key_format", () => {
   assert.deepEqual(problems(job("", "  t: {mode: append, format: avro}\n  u: {mode: append, key_format: protobuf}")), [
-    "8: streams.t.format: avro and protobuf need source.kafka.schema_registry, where the schemas are",
-    "9: streams.u.key_format: avro and protobuf need source.kafka.schema_registry, where the schemas are",
+    "8: streams.t.format: avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
+    "9: streams.u.key_format: avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
   ]);
   const registry = "    schema_registry: {url: 'http://r:8081'}";
   assert.deepEqual(problems(job(registry, "  t: {mode: append, format: avro, columns: {a: long}}")), [
