@@ -36,7 +36,7 @@ export async function sampleBindings(
   const decoders = options.registry && new RegistryDecoders(new SchemaRegistryClient(options.registry));
   for (const { binding, table } of plan.bindings) {
     const schema = table && { schema: currentSchema(table.metadata), lastColumnId: table.metadata.lastColumnId };
-    const viaRegistry = binding.format === "avro" || binding.format === "protobuf" || binding.keyFormat !== "bytes";
+    const viaRegistry = binding.format !== "json" || binding.keyFormat !== "bytes";
     samples.set(
       binding.topic,
       viaRegistry && decoders

@@ -1,13 +1,14 @@
 // JSON Schema-framed values: the registry schema's top-level property types as declared columns,
 // and a json_schema binding's batch stripping the frame, typing columns by schema and rejecting
-// what is not framed, an unknown schema id and a schema that is not JSON Schema. No registry:
-// the client is a stub.
+// what is not framed, an unknown schema id and a schema that is not JSON Schema, and the sample
+// floe check / discover take through that batch. No registry: the client is a stub.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { encodeConfluentFrame } from "#src/decode/confluent-frame.ts";
 import { jsonSchemaColumns } from "#src/decode/json-schema-columns.ts";
 import { UnsupportedSchemaError } from "#src/decode/typed-record.ts";
 import { typeToString } from "#src/iceberg/spec/types.ts";
+import { RegistrySample } from "#src/inspect/registry-sample.ts";
 import { parseJob } from "#src/job/load-job.ts";
 import type { KafkaMessage } from "#src/kafka/read.ts";
 import { BindingBatch } from "#src/pipeline/binding-batch.ts";
@@ -125,4 +126,23 @@ test("a json_schema batch strips the frame, types columns by the schema and reje
   );
   assert.match(batch.rejected[0]!.detail, /format is json_schema/);
   assert.match(batch.rejected[2]!.detail, /AVRO schema/);
+});
+
+test("floe check / discover sample a json_schema stream through its batch: the schema's types, the bad messages by reason", async () => {
+  const sample = new RegistrySample(binding(), undefined, new RegistryDecoders(client));
+  await sample.add([
+    message(0, encodeConfluentFrame(1, json({ id: 7, price: 3, tags: ["a"] }))),
+    message(1, json({ id: 8 })),
+  ]);
+  const result = sample.result();
+  assert.equal(result.messages, 2);
+  assert.deepEqual(result.bad, { "not-framed": 1 });
+  assert.deepEqual(
+    result.columns.map((c) => [c.name, c.type, c.example]),
+    [
+      ["id", "long", "7"],
+      ["price", "double", "3"],
+      ["tags", "list<string>", '["a"]'],
+    ],
+  );
 });
