@@ -112,7 +112,7 @@ const bindingFields = {
     .enum(KEY_FORMATS)
     .default(BINDING_DEFAULTS.key_format)
     .describe(
-      "bytes (default): the key is _kafka_key (base64). avro, protobuf: a framed key is decoded too, and dedup_keys can name its fields as _kafka_key.<field>.",
+      "bytes (default): the key is _kafka_key (base64). avro, protobuf, json_schema: a framed key is decoded too, and dedup_keys can name its fields as _kafka_key.<field>.",
     ),
   columns: z
     .record(nonEmpty, z.enum(DECLARABLE_TYPES))
@@ -185,7 +185,7 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
         ctx.addIssue({
           code: "custom",
           path: ["dedup_keys", i],
-          message: `a field of the key needs key_format: avro or protobuf (the key's schema names its fields)`,
+          message: `a field of the key needs key_format: avro, protobuf or json_schema (the key's schema names its fields)`,
         });
       }
     } else if (isSystemColumn(key) && key !== KAFKA_KEY) {

@@ -138,7 +138,7 @@ export class BindingBatch {
   readonly #json: SchemaInference | undefined;
   readonly #registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
   readonly #decoders: RegistryDecoders | undefined;
-  readonly #keyFormat: "avro" | "protobuf" | undefined;
+  readonly #keyFormat: "avro" | "protobuf" | "json_schema" | undefined;
   /** The change events' envelope, for a change stream. */
   readonly #envelope: CdcEnvelope | undefined;
   /** Where decodeJsonMessage finds the fields that become columns: the after image of a change stream. */
@@ -208,7 +208,9 @@ export class BindingBatch {
       ] as const) {
         if (format === undefined || bytes === null || !isConfluentFramed(bytes)) continue;
         const schemaId = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
-        if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+        if (format === "json_schema") {
+          if (decoders.lookupJsonSchema(schemaId) === undefined) await decoders.loadJsonSchema(schemaId);
+        } else if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
       }
     }
   }
@@ -371,7 +373,7 @@ export class BindingBatch {
   #keyRecord: TypedRecord | null = null;
 
   /** Decodes a framed key (key_format); false when the message was rejected for its key. */
-  #decodeKey(message: KafkaMessage, format: "avro" | "protobuf"): boolean {
+  #decodeKey(message: KafkaMessage, format: "avro" | "protobuf" | "json_schema"): boolean {
     const key = message.key;
     if (key === null) {
       if (this.#keyFields.length === 0) return true;
@@ -392,6 +394,7 @@ export class BindingBatch {
       return false;
     }
     const { schemaId, messageIndexes, payload } = framed.frame;
+    if (format === "json_schema") return this.#decodeJsonSchemaKey(message, schemaId, payload);
     const lookup = this.#decoders!.lookup(format, schemaId);
     if (lookup === undefined) {
       // prepare() loads every schema id of the batch before any message is added.
@@ -414,6 +417,39 @@ export class BindingBatch {
       return false;
     }
     this.#keyRecord = decoded.record;
+    return true;
+  }
+
+  /**
+   * A JSON Schema-framed key: its JSON object's fields, for dedup keys and key columns. Its
+   * schema only has to be a JSON Schema the registry knows; only scalar fields are ever read.
+   */
+  #decodeJsonSchemaKey(message: KafkaMessage, schemaId: number, payload: Uint8Array): boolean {
+    const lookup = this.#decoders!.lookupJsonSchema(schemaId);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
+    if ("reason" in lookup) {
+      this.#reject(message, lookup.reason, `key: ${lookup.detail}`);
+      return false;
+    }
+    const decoded = payload.length > 0 && payload[0] === 0 ? undefined : decodeJsonMessage(payload);
+    if (decoded === undefined || decoded.kind !== "record") {
+      const reason = decoded?.kind === "bad" ? decoded.reason : "not-json";
+      const detail = decoded?.kind === "bad" ? decoded.detail : "the framed payload is not JSON text";
+      this.#reject(message, reason, `key: schema id ${schemaId}: ${detail.replace(/^value/, "the key")}`);
+      return false;
+    }
+    const record = decoded.record;
+    const missing = this.#keyFields.find((f) => !isKeyValue(record[f]));
+    if (missing !== undefined) {
+      this.#reject(message, "missing-dedup-key", `dedup key ${keyFieldText(missing)} is missing, null or not a scalar`);
+      return false;
+    }
+    this.#keyRecord = record as TypedRecord;
     return true;
   }
 

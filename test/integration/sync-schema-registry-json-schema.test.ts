@@ -113,3 +113,46 @@ test("JSON Schema: framed JSON lands typed by its schema, a second version adds 
   assert.match(String(dead[1]!._error), new RegExp(`schema id ${id1 + 1000}`));
   assert.match(String(dead[2]!._error), new RegExp(`schema id ${avroId} is a AVRO schema`));
 });
+
+test("JSON Schema keys: key_format json_schema upserts on a field of the framed key, the latest value per key read by every engine", async () => {
+  const topic = await topics.create("accounts");
+  const keyId = await registerSchema(
+    `${topic}-key`,
+    { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+    { schemaType: "JSON" },
+  );
+  const valueId = await registerSchema(
+    `${topic}-value`,
+    { type: "object", properties: { balance: { type: "number" }, owner: { type: "string" } } },
+    { schemaType: "JSON" },
+  );
+  const key = (id: number) => jsonSchemaValue(keyId, { id });
+  await produce(topic, [
+    { key: key(1), value: jsonSchemaValue(valueId, { balance: 10, owner: "Ada" }) },
+    { key: key(2), value: jsonSchemaValue(valueId, { balance: 5, owner: "Bo" }) },
+    { key: key(1), value: jsonSchemaValue(valueId, { balance: 12.5, owner: "Ada" }) },
+    { key: '{"id": 3}', value: jsonSchemaValue(valueId, { balance: 1, owner: "Cy" }) },
+  ]);
+  const name = `${run}_accounts`;
+  const namespace = `${name}_topics`;
+  const job = jobFor(name, {
+    [topic]: {
+      mode: "upsert",
+      format: "json_schema",
+      key_format: "json_schema",
+      dedup_keys: ["_kafka_key.id"],
+      table: "accounts",
+    },
+  });
+  const result = await syncJob(job, { stateDir });
+  assert.equal(result.status, "complete");
+  assert.equal(report(result, "accounts").deadLetters, 1);
+  await suite.readers.assertRows(
+    restTable(namespace, "accounts"),
+    [
+      { owner: "Ada", balance: 12.5 },
+      { owner: "Bo", balance: 5 },
+    ],
+    { columns: ["owner", "balance"], orderBy: ["owner"] },
+  );
+});

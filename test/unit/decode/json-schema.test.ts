@@ -71,7 +71,7 @@ const client = {
   },
 } as unknown as SchemaRegistryClient;
 
-function binding() {
+function binding(stream = "mode: append\n    format: json_schema") {
   const job = parseJob(
     `
 name: j
@@ -82,16 +82,15 @@ source:
       url: http://127.0.0.1:1
 streams:
   t:
-    mode: append
-    format: json_schema
+    ${stream}
 `,
     "/jobs/job.yaml",
   );
   return job.bindings.get("t")!;
 }
 
-function message(offset: number, value: Uint8Array): KafkaMessage {
-  return { topic: "t", partition: 0, offset: BigInt(offset), timestamp: 0n, key: null, value, headers: [] };
+function message(offset: number, value: Uint8Array, key: Uint8Array | null = null): KafkaMessage {
+  return { topic: "t", partition: 0, offset: BigInt(offset), timestamp: 0n, key, value, headers: [] };
 }
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
@@ -145,4 +144,31 @@ test("floe check / discover sample a json_schema stream through its batch: the s
       ["tags", "list<string>", '["a"]'],
     ],
   );
+});
+
+test("key_format json_schema: a framed JSON key's fields are dedup keys; an unframed or fieldless key is a dead letter", async () => {
+  const stream = "mode: upsert\n    format: json_schema\n    key_format: json_schema\n    dedup_keys: [_kafka_key.id]";
+  const batch = new BindingBatch(binding(stream), undefined, new Map(), new RegistryDecoders(client));
+  const value = encodeConfluentFrame(1, json({ price: 1.5 }));
+  const messages = [
+    message(0, value, encodeConfluentFrame(1, json({ id: 7 }))),
+    message(1, value, json({ id: 8 })),
+    message(2, value, encodeConfluentFrame(1, json({ other: 1 }))),
+    message(3, value, encodeConfluentFrame(99, json({ id: 9 }))),
+    message(4, value, encodeConfluentFrame(1, new TextEncoder().encode("{nope"))),
+  ];
+  await batch.prepare(messages);
+  for (const m of messages) batch.add(m);
+  assert.equal(batch.rows.count, 1);
+  assert.deepEqual(batch.rows.keyRecords[0], { id: 7 });
+  assert.deepEqual(
+    batch.rejected.map((r) => [r.offset, r.reason]),
+    [
+      [1n, "not-framed"],
+      [2n, "missing-dedup-key"],
+      [3n, "schema-not-found"],
+      [4n, "not-json"],
+    ],
+  );
+  assert.match(batch.rejected[0]!.detail, /^key: the key is not in the Confluent wire format/);
 });

@@ -69,7 +69,7 @@ test("avro and protobuf need a registry; columns only with json; key fields need
     "8: streams.t.columns: only with format json; this avro stream's columns come from its schema",
   ]);
   assert.deepEqual(problems(job(registry, "  t: {mode: upsert, dedup_keys: [_kafka_key.id]}")), [
-    "8: streams.t.dedup_keys.0: a field of the key needs key_format: avro or protobuf (the key's schema names its fields)",
+    "8: streams.t.dedup_keys.0: a field of the key needs key_format: avro, protobuf or json_schema (the key's schema names its fields)",
   ]);
   const keyed = parseJob(job(registry, "  t: {mode: upsert, dedup_keys: [_kafka_key.id], key_format: avro}"), "j.yaml");
   assert.deepEqual(keyed.bindings.get("t")!.dedupKeys, [{ kind: "kafka-key-field", field: "id" }]);
