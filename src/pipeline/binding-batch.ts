@@ -245,6 +245,9 @@ export class BindingBatch {
     }
   }
 
+  /** JSON Schema ids whose columns this batch's inference has declared: once per id is enough. */
+  readonly #declaredSchemas = new Set<number>();
+
   /**
    * The JSON document of a JSON Schema-framed value (magic byte, schema id, then the JSON text:
    * no message indexes), its schema's columns declared; undefined when the message was rejected.
@@ -267,7 +270,10 @@ export class BindingBatch {
       this.#reject(message, lookup.reason, lookup.detail);
       return undefined;
     }
-    this.#json!.declareNew(lookup.columns);
+    if (!this.#declaredSchemas.has(schemaId)) {
+      this.#json!.declareNew(lookup.columns);
+      this.#declaredSchemas.add(schemaId);
+    }
     // A frame around a NUL-led payload would read as framed again: it is no JSON either way.
     if (payload.length > 0 && payload[0] === 0) {
       this.#reject(message, "not-json", `schema id ${schemaId}: the framed payload is not JSON text`);
