@@ -17,7 +17,7 @@ export interface Reference {
 export async function registerSchema(
   subject: string,
   schema: string | object,
-  options: { schemaType?: "AVRO" | "PROTOBUF"; references?: Reference[]; url?: string } = {},
+  options: { schemaType?: "AVRO" | "PROTOBUF" | "JSON"; references?: Reference[]; url?: string } = {},
 ): Promise<number> {
   const url = options.url ?? schemaRegistry.url;
   const headers = { "content-type": "application/vnd.schemaregistry.v1+json" };
@@ -59,4 +59,9 @@ export function avroValue(schemaId: number, writer: avsc.Type, value: unknown): 
 /** A value as Confluent's Protobuf serializer writes it: magic 0, the schema id, the message indexes, the message. */
 export function protobufValue(schemaId: number, messageIndexes: number[], message: Uint8Array): Buffer {
   return Buffer.from(encodeConfluentFrame(schemaId, message, messageIndexes));
+}
+
+/** A value as Confluent's JSON Schema serializer writes it: magic 0, the schema id, the JSON text (no message indexes). */
+export function jsonSchemaValue(schemaId: number, value: unknown): Buffer {
+  return Buffer.from(encodeConfluentFrame(schemaId, new TextEncoder().encode(JSON.stringify(value))));
 }

@@ -168,6 +168,19 @@ export class SchemaInference {
   }
 
   /**
+   * Declares the columns a value's schema gives (a JSON Schema's properties) that neither the
+   * table nor this sync has yet: the schema says what they are before any value does. A column
+   * that exists keeps its type (values still have to fit it), and a name that differs from one
+   * only in case or is a system column is left to observe(), which refuses its values.
+   */
+  declareNew(columns: DeclaredColumns): void {
+    for (const [name, type] of columns) {
+      if (this.#namesByLowerCase.has(name.toLowerCase())) continue;
+      this.#declareColumn(name, type);
+    }
+  }
+
+  /**
    * Takes one record's fields into the schema, or refuses the record (and changes nothing):
    * the mismatch says which field does not fit and why.
    */

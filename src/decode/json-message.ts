@@ -95,7 +95,7 @@ export function decodeJsonMessage(value: Uint8Array | null, imageOf?: (root: Jso
     return bad(
       "confluent-framed-without-registry",
       `value is in Confluent wire format (magic byte 0, schema id ${schemaId}) and the stream reads JSON: ` +
-        "set its format: avro or protobuf, with source.kafka.schema_registry",
+        "set its format: avro, protobuf or json_schema, with source.kafka.schema_registry",
     );
   }
   let text: string;

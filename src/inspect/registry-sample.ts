@@ -1,4 +1,4 @@
-// The sample of an Avro or Protobuf binding (format or key_format through the schema registry),
+// The sample of an Avro, Protobuf or JSON Schema binding (format or key_format through the schema registry),
 // in the shape of a JSON binding's (decode/schema-sample.ts), for `floe check` and `floe
 // discover`: the messages go through the binding's own BindingBatch, so the columns shown are
 // the table's plus those the registry's schemas give, with the Iceberg type the sync would

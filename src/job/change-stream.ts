@@ -94,11 +94,11 @@ export function isChangeStream(s: ChangeStreamInput): boolean {
 /** The issues of a stream's change-data-capture settings, at their paths in the stream. */
 export function checkChangeStream(s: ChangeStreamInput, ctx: z.RefinementCtx): void {
   const change = isChangeStream(s);
-  if (s.envelope !== undefined && s.format === "protobuf") {
+  if (s.envelope !== undefined && (s.format === "protobuf" || s.format === "json_schema")) {
     ctx.addIssue({
       code: "custom",
       path: ["envelope"],
-      message: "only with format json, debezium or avro, not protobuf",
+      message: `only with format json, debezium or avro, not ${s.format}`,
     });
   }
   if (change && s.mode !== "upsert") {
@@ -125,7 +125,7 @@ export function checkChangeStream(s: ChangeStreamInput, ctx: z.RefinementCtx): v
     columns.set(column, i);
   });
   if (s.key_columns !== undefined) {
-    if (s.format !== undefined && s.format !== "json" && s.format !== "debezium") {
+    if (s.format !== undefined && s.format !== "json" && s.format !== "json_schema" && s.format !== "debezium") {
       ctx.addIssue({
         code: "custom",
         path: ["key_columns"],

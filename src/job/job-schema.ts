@@ -106,13 +106,13 @@ const bindingFields = {
     .enum(FILE_FORMATS)
     .default(BINDING_DEFAULTS.format)
     .describe(
-      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry). debezium: JSON Debezium change events (upsert; deletes delete).",
+      "json (default): JSON text, columns inferred. avro, protobuf: the Confluent wire format, columns from the schema registry (source.kafka.schema_registry). json_schema: JSON in the Confluent wire format (Confluent's JSON Schema serializer), columns inferred as for json, typed by the registry schema's top-level properties. debezium: JSON Debezium change events (upsert; deletes delete).",
     ),
   key_format: z
     .enum(KEY_FORMATS)
     .default(BINDING_DEFAULTS.key_format)
     .describe(
-      "bytes (default): the key is _kafka_key (base64). avro, protobuf: a framed key is decoded too, and dedup_keys can name its fields as _kafka_key.<field>.",
+      "bytes (default): the key is _kafka_key (base64). avro, protobuf, json_schema: a framed key is decoded too, and dedup_keys can name its fields as _kafka_key.<field>.",
     ),
   columns: z
     .record(nonEmpty, z.enum(DECLARABLE_TYPES))
@@ -155,7 +155,13 @@ function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
 
 function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
   checkChangeStream(s, ctx);
-  if (s.format !== undefined && s.format !== "json" && s.format !== "debezium" && s.columns !== undefined) {
+  if (
+    s.format !== undefined &&
+    s.format !== "json" &&
+    s.format !== "json_schema" &&
+    s.format !== "debezium" &&
+    s.columns !== undefined
+  ) {
     // The registry's schema says what each column is.
     ctx.addIssue({
       code: "custom",
@@ -179,7 +185,7 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
         ctx.addIssue({
           code: "custom",
           path: ["dedup_keys", i],
-          message: `a field of the key needs key_format: avro or protobuf (the key's schema names its fields)`,
+          message: `a field of the key needs key_format: avro, protobuf or json_schema (the key's schema names its fields)`,
         });
       }
     } else if (isSystemColumn(key) && key !== KAFKA_KEY) {
@@ -316,11 +322,11 @@ export const jobFileSchema = z
           ["format", s.format],
           ["key_format", s.key_format],
         ] as const) {
-          if (value === "avro" || value === "protobuf") {
+          if (value === "avro" || value === "protobuf" || value === "json_schema") {
             ctx.addIssue({
               code: "custom",
               path: [...path, key],
-              message: "avro and protobuf need source.kafka.schema_registry, where the schemas are",
+              message: "avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
             });
           }
         }

@@ -49,11 +49,14 @@ export interface Job {
 }
 
 export const BINDING_MODES = ["upsert", "append"] as const;
-/** How a binding's values are encoded: JSON text, or Avro / Protobuf in the Confluent wire format. */
-export const VALUE_FORMATS = ["json", "avro", "protobuf"] as const;
+/**
+ * How a binding's values are encoded: JSON text, or Avro / Protobuf / JSON (JSON Schema) in the
+ * Confluent wire format.
+ */
+export const VALUE_FORMATS = ["json", "avro", "protobuf", "json_schema"] as const;
 export type ValueFormat = (typeof VALUE_FORMATS)[number];
 /** How a binding's keys are read: as bytes (`_kafka_key`, always), and also decoded when framed. */
-export const KEY_FORMATS = ["bytes", "avro", "protobuf"] as const;
+export const KEY_FORMATS = ["bytes", "avro", "protobuf", "json_schema"] as const;
 export type KeyFormat = (typeof KEY_FORMATS)[number];
 /** What a bad message does: a row of the dead-letter table, a failed sync, or a count. */
 export const ON_ERROR = ["dlq", "fail", "skip"] as const;

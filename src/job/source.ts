@@ -93,7 +93,9 @@ const schemaRegistry = z
       .describe("For an https:// registry signed by a private CA."),
     request_timeout: duration("30s", "Waiting for the registry's answer to a request."),
   })
-  .describe("The schema registry that Avro and Protobuf streams (format: avro | protobuf) take their schemas from.");
+  .describe(
+    "The schema registry that Avro, Protobuf and JSON Schema streams (format: avro | protobuf | json_schema) take their schemas from.",
+  );
 
 /** The keys of source.kafka that describe the cluster. */
 export const kafkaClusterShape = {

@@ -138,7 +138,7 @@ export class BindingBatch {
   readonly #json: SchemaInference | undefined;
   readonly #registry: { schema: RegistrySchema; decoders: RegistryDecoders } | undefined;
   readonly #decoders: RegistryDecoders | undefined;
-  readonly #keyFormat: "avro" | "protobuf" | undefined;
+  readonly #keyFormat: "avro" | "protobuf" | "json_schema" | undefined;
   /** The change events' envelope, for a change stream. */
   readonly #envelope: CdcEnvelope | undefined;
   /** Where decodeJsonMessage finds the fields that become columns: the after image of a change stream. */
@@ -157,7 +157,8 @@ export class BindingBatch {
   ) {
     this.topic = binding.topic;
     this.binding = binding;
-    const typed = binding.format !== "json";
+    // JSON Schema-framed values are JSON: inferred like it, with the registry's types on top.
+    const typed = binding.format === "avro" || binding.format === "protobuf";
     this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
     const envelope = binding.envelope;
     this.#envelope = envelope;
@@ -175,6 +176,8 @@ export class BindingBatch {
     }
     this.#deadLetterWatermarks = deadLetterWatermarks;
     this.#decoders = decoders;
+    if (binding.format === "json_schema" && decoders === undefined)
+      throw new Error(`topic ${binding.topic}: a json_schema stream needs the registry's decoders`);
     const keyFormat = binding.keyFormat;
     this.#keyFormat = keyFormat === "bytes" ? undefined : keyFormat;
     if (this.#keyFormat !== undefined && decoders === undefined) {
@@ -192,14 +195,22 @@ export class BindingBatch {
     const decoders = this.#decoders;
     if (decoders === undefined) return;
     const valueFormat = this.#registry === undefined ? undefined : (this.binding.format as "avro" | "protobuf");
+    const jsonSchema = this.binding.format === "json_schema";
     for (const message of messages) {
+      const value = message.value;
+      if (jsonSchema && value !== null && isConfluentFramed(value)) {
+        const schemaId = new DataView(value.buffer, value.byteOffset, value.byteLength).getUint32(1);
+        if (decoders.lookupJsonSchema(schemaId) === undefined) await decoders.loadJsonSchema(schemaId);
+      }
       for (const [bytes, format] of [
         [message.value, valueFormat],
         [message.key, this.#keyFormat],
       ] as const) {
         if (format === undefined || bytes === null || !isConfluentFramed(bytes)) continue;
         const schemaId = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
-        if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
+        if (format === "json_schema") {
+          if (decoders.lookupJsonSchema(schemaId) === undefined) await decoders.loadJsonSchema(schemaId);
+        } else if (decoders.lookup(format, schemaId) === undefined) await decoders.load(format, schemaId);
       }
     }
   }
@@ -214,7 +225,13 @@ export class BindingBatch {
       this.#addFramed(message, this.#registry);
       return;
     }
-    const decoded = decodeJsonMessage(message.value, this.#imageOf);
+    let value = message.value;
+    if (this.binding.format === "json_schema" && value !== null) {
+      const payload = this.#jsonSchemaPayload(message, value);
+      if (payload === undefined) return;
+      value = payload;
+    }
+    const decoded = decodeJsonMessage(value, this.#imageOf);
     if (decoded.kind === "bad") {
       this.#reject(message, decoded.reason, decoded.detail);
     } else if (decoded.kind === "tombstone") {
@@ -226,6 +243,43 @@ export class BindingBatch {
       this.#fillKeyColumns(message, decoded.record);
       this.#addRecord(message, decoded);
     }
+  }
+
+  /** JSON Schema ids whose columns this batch's inference has declared: once per id is enough. */
+  readonly #declaredSchemas = new Set<number>();
+
+  /**
+   * The JSON document of a JSON Schema-framed value (magic byte, schema id, then the JSON text:
+   * no message indexes), its schema's columns declared; undefined when the message was rejected.
+   */
+  #jsonSchemaPayload(message: KafkaMessage, value: Uint8Array): Uint8Array | undefined {
+    const framed = parseConfluentFrame(value, false);
+    if ("problem" in framed) {
+      this.#reject(message, "not-framed", `${framed.problem}; the stream's format is json_schema`);
+      return undefined;
+    }
+    const { schemaId, payload } = framed.frame;
+    const lookup = this.#decoders!.lookupJsonSchema(schemaId);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
+    if ("reason" in lookup) {
+      this.#reject(message, lookup.reason, lookup.detail);
+      return undefined;
+    }
+    if (!this.#declaredSchemas.has(schemaId)) {
+      this.#json!.declareNew(lookup.columns);
+      this.#declaredSchemas.add(schemaId);
+    }
+    // A frame around a NUL-led payload would read as framed again: it is no JSON either way.
+    if (payload.length > 0 && payload[0] === 0) {
+      this.#reject(message, "not-json", `schema id ${schemaId}: the framed payload is not JSON text`);
+      return undefined;
+    }
+    return payload;
   }
 
   #addRecord(message: KafkaMessage, decoded: DecodedRecord): void {
@@ -325,7 +379,7 @@ export class BindingBatch {
   #keyRecord: TypedRecord | null = null;
 
   /** Decodes a framed key (key_format); false when the message was rejected for its key. */
-  #decodeKey(message: KafkaMessage, format: "avro" | "protobuf"): boolean {
+  #decodeKey(message: KafkaMessage, format: "avro" | "protobuf" | "json_schema"): boolean {
     const key = message.key;
     if (key === null) {
       if (this.#keyFields.length === 0) return true;
@@ -346,6 +400,7 @@ export class BindingBatch {
       return false;
     }
     const { schemaId, messageIndexes, payload } = framed.frame;
+    if (format === "json_schema") return this.#decodeJsonSchemaKey(message, schemaId, payload);
     const lookup = this.#decoders!.lookup(format, schemaId);
     if (lookup === undefined) {
       // prepare() loads every schema id of the batch before any message is added.
@@ -368,6 +423,39 @@ export class BindingBatch {
       return false;
     }
     this.#keyRecord = decoded.record;
+    return true;
+  }
+
+  /**
+   * A JSON Schema-framed key: its JSON object's fields, for dedup keys and key columns. Its
+   * schema only has to be a JSON Schema the registry knows; only scalar fields are ever read.
+   */
+  #decodeJsonSchemaKey(message: KafkaMessage, schemaId: number, payload: Uint8Array): boolean {
+    const lookup = this.#decoders!.lookupJsonSchema(schemaId);
+    if (lookup === undefined) {
+      // prepare() loads every schema id of the batch before any message is added.
+      throw new Error(
+        `topic ${message.topic} partition ${message.partition} offset ${message.offset}: schema id ${schemaId} was not loaded before the batch was read`,
+      );
+    }
+    if ("reason" in lookup) {
+      this.#reject(message, lookup.reason, `key: ${lookup.detail}`);
+      return false;
+    }
+    const decoded = payload.length > 0 && payload[0] === 0 ? undefined : decodeJsonMessage(payload);
+    if (decoded === undefined || decoded.kind !== "record") {
+      const reason = decoded?.kind === "bad" ? decoded.reason : "not-json";
+      const detail = decoded?.kind === "bad" ? decoded.detail : "the framed payload is not JSON text";
+      this.#reject(message, reason, `key: schema id ${schemaId}: ${detail.replace(/^value/, "the key")}`);
+      return false;
+    }
+    const record = decoded.record;
+    const missing = this.#keyFields.find((f) => !isKeyValue(record[f]));
+    if (missing !== undefined) {
+      this.#reject(message, "missing-dedup-key", `dedup key ${keyFieldText(missing)} is missing, null or not a scalar`);
+      return false;
+    }
+    this.#keyRecord = record as TypedRecord;
     return true;
   }
 

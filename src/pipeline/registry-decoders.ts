@@ -1,9 +1,13 @@
 // The decoders of registry-framed values, by schema id, for the bindings of one sync: the schema
 // fetched once from the registry (with the schemas it references, depth first), turned into its
-// columns and decoder (decode/avro-decoder.ts, decode/protobuf-decoder.ts). Fetching is
+// columns and decoder (decode/avro-decoder.ts, decode/protobuf-decoder.ts), or for JSON Schema
+// the column types it declares (decode/json-schema-columns.ts: the values are decoded as JSON).
+// Fetching is
 // asynchronous and decoding is not, so a batch of messages is prepared (every schema id it
 // carries loaded) before its messages are added to the binding's batch.
 import { avroDecoder } from "../decode/avro-decoder.ts";
+import type { DeclaredColumns } from "../decode/declared-columns.ts";
+import { jsonSchemaColumns } from "../decode/json-schema-columns.ts";
 import { type SchemaDecoder, UnsupportedSchemaError } from "../decode/typed-record.ts";
 import { type RegisteredSchema, RegistryError, type SchemaRegistryClient } from "../registry/client.ts";
 
@@ -14,11 +18,17 @@ export type DecoderLookup =
   | { readonly decoder: SchemaDecoder }
   | { readonly reason: "schema-not-found" | "unsupported-schema"; readonly detail: string };
 
+/** What a JSON Schema id gives: the columns its schema declares, or why its messages are bad. */
+export type JsonSchemaLookup =
+  | { readonly columns: DeclaredColumns }
+  | { readonly reason: "schema-not-found" | "unsupported-schema"; readonly detail: string };
+
 const EXPECTED_TYPE = { avro: "AVRO", protobuf: "PROTOBUF" } as const;
 
 export class RegistryDecoders {
   readonly client: SchemaRegistryClient;
   readonly #loaded = { avro: new Map<number, DecoderLookup>(), protobuf: new Map<number, DecoderLookup>() };
+  readonly #jsonSchemas = new Map<number, JsonSchemaLookup>();
 
   constructor(client: SchemaRegistryClient) {
     this.client = client;
@@ -67,6 +77,40 @@ export class RegistryDecoders {
       }
     }
     this.#loaded[format].set(schemaId, lookup);
+  }
+
+  /** The columns of a JSON Schema id, once loadJsonSchema() has run for it. */
+  lookupJsonSchema(schemaId: number): JsonSchemaLookup | undefined {
+    return this.#jsonSchemas.get(schemaId);
+  }
+
+  /**
+   * Loads a JSON Schema id's columns, with load()'s rules: an unknown id or another kind of
+   * schema is why its messages are bad; an unreachable registry throws. References ($ref to
+   * another subject) are not followed: such properties are left to inference.
+   */
+  async loadJsonSchema(schemaId: number): Promise<void> {
+    if (this.#jsonSchemas.has(schemaId)) return;
+    let lookup: JsonSchemaLookup;
+    try {
+      const registered = await this.client.schemaById(schemaId);
+      lookup =
+        registered.schemaType === "JSON"
+          ? { columns: jsonSchemaColumns(registered.schema) }
+          : {
+              reason: "unsupported-schema",
+              detail: `schema id ${schemaId} is a ${registered.schemaType} schema, and the stream's format is json_schema`,
+            };
+    } catch (error) {
+      if (error instanceof RegistryError && error.kind === "not-found") {
+        lookup = { reason: "schema-not-found", detail: `schema id ${schemaId}: ${error.message}` };
+      } else if (error instanceof UnsupportedSchemaError) {
+        lookup = { reason: "unsupported-schema", detail: `schema id ${schemaId}: ${error.message}` };
+      } else {
+        throw error;
+      }
+    }
+    this.#jsonSchemas.set(schemaId, lookup);
   }
 
   /** The schemas `schema` references, each after those it references itself. */

@@ -315,8 +315,8 @@ test("pause, resume, cancel, schedule preview, engine check; export and import t
   assert.equal(noDv.body.upsertAllowed, false);
   assert.match(noDv.body.reason, /iceberg-rust 0\.10 reads v3 tables but does not apply deletion vectors/);
   const choices = (await api.get("/api/choices")).body;
-  assert.deepEqual(choices.valueFormats, ["json", "avro", "protobuf"]);
-  assert.deepEqual(choices.keyFormats, ["bytes", "avro", "protobuf"]);
+  assert.deepEqual(choices.valueFormats, ["json", "avro", "protobuf", "json_schema"]);
+  assert.deepEqual(choices.keyFormats, ["bytes", "avro", "protobuf", "json_schema"]);
   const athena = choices.targetEngines.find((e: Json) => e.engine === "athena");
   assert.deepEqual([choices.targetEngines.length, athena.deletionVectors], [10, false]);
   const unknownEngine = await api.post("/api/engines/check", { target_engines: ["excel"] });

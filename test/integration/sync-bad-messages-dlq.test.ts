@@ -93,7 +93,7 @@ test("every bad-message kind lands in <table>__dlq in the same sync, and the goo
     [
       5,
       "confluent-framed-without-registry",
-      /schema id 42\) and the stream reads JSON: set its format: avro or protobuf/,
+      /schema id 42\) and the stream reads JSON: set its format: avro, protobuf or json_schema/,
     ],
     [6, "not-object", /a JSON string, not a JSON object/],
     [8, "not-json", /empty/],

@@ -61,15 +61,15 @@ test("auth: none by default, or a bearer token; format json by default", () => {
 
 test("avro and protobuf need a registry; columns only with json; key fields need key_format", () => {
   assert.deepEqual(problems(job("", "  t: {mode: append, format: avro}\n  u: {mode: append, key_format: protobuf}")), [
-    "8: streams.t.format: avro and protobuf need source.kafka.schema_registry, where the schemas are",
-    "9: streams.u.key_format: avro and protobuf need source.kafka.schema_registry, where the schemas are",
+    "8: streams.t.format: avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
+    "9: streams.u.key_format: avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
   ]);
   const registry = "    schema_registry: {url: 'http://r:8081'}";
   assert.deepEqual(problems(job(registry, "  t: {mode: append, format: avro, columns: {a: long}}")), [
     "8: streams.t.columns: only with format json; this avro stream's columns come from its schema",
   ]);
   assert.deepEqual(problems(job(registry, "  t: {mode: upsert, dedup_keys: [_kafka_key.id]}")), [
-    "8: streams.t.dedup_keys.0: a field of the key needs key_format: avro or protobuf (the key's schema names its fields)",
+    "8: streams.t.dedup_keys.0: a field of the key needs key_format: avro, protobuf or json_schema (the key's schema names its fields)",
   ]);
   const keyed = parseJob(job(registry, "  t: {mode: upsert, dedup_keys: [_kafka_key.id], key_format: avro}"), "j.yaml");
   assert.deepEqual(keyed.bindings.get("t")!.dedupKeys, [{ kind: "kafka-key-field", field: "id" }]);
