@@ -2,8 +2,7 @@
 // fetched once from the registry (with the schemas it references, depth first), turned into its
 // columns and decoder (decode/avro-decoder.ts, decode/protobuf-decoder.ts), or for JSON Schema
 // the column types it declares (decode/json-schema-columns.ts: the values are decoded as JSON).
-// Fetching is
-// asynchronous and decoding is not, so a batch of messages is prepared (every schema id it
+// Fetching is asynchronous and decoding is not, so a batch of messages is prepared (every schema id it
 // carries loaded) before its messages are added to the binding's batch.
 import { avroDecoder } from "../decode/avro-decoder.ts";
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
@@ -14,14 +13,27 @@ import { type RegisteredSchema, RegistryError, type SchemaRegistryClient } from 
 export type RegistryFormat = "avro" | "protobuf";
 
 /** What a schema id gives: its decoder, or why the messages framed with it are bad messages. */
-export type DecoderLookup =
-  | { readonly decoder: SchemaDecoder }
-  | { readonly reason: "schema-not-found" | "unsupported-schema"; readonly detail: string };
+export type DecoderLookup = { readonly decoder: SchemaDecoder } | BadSchema;
 
 /** What a JSON Schema id gives: the columns its schema declares, or why its messages are bad. */
-export type JsonSchemaLookup =
-  | { readonly columns: DeclaredColumns }
-  | { readonly reason: "schema-not-found" | "unsupported-schema"; readonly detail: string };
+export type JsonSchemaLookup = { readonly columns: DeclaredColumns } | BadSchema;
+
+type BadSchema = { readonly reason: "schema-not-found" | "unsupported-schema"; readonly detail: string };
+
+/**
+ * Why the messages of a schema id are bad, when fetching or reading its schema failed for a
+ * reason of the schema's own (unknown id, a schema floe cannot read); anything else (the
+ * registry unreachable, credentials refused) is rethrown: no message can be decoded then.
+ */
+function badSchema(error: unknown, schemaId: number): BadSchema {
+  if (error instanceof RegistryError && error.kind === "not-found") {
+    return { reason: "schema-not-found", detail: `schema id ${schemaId}: ${error.message}` };
+  }
+  if (error instanceof UnsupportedSchemaError) {
+    return { reason: "unsupported-schema", detail: `schema id ${schemaId}: ${error.message}` };
+  }
+  throw error;
+}
 
 const EXPECTED_TYPE = { avro: "AVRO", protobuf: "PROTOBUF" } as const;
 
@@ -68,13 +80,7 @@ export class RegistryDecoders {
         };
       }
     } catch (error) {
-      if (error instanceof RegistryError && error.kind === "not-found") {
-        lookup = { reason: "schema-not-found", detail: `schema id ${schemaId}: ${error.message}` };
-      } else if (error instanceof UnsupportedSchemaError) {
-        lookup = { reason: "unsupported-schema", detail: `schema id ${schemaId}: ${error.message}` };
-      } else {
-        throw error;
-      }
+      lookup = badSchema(error, schemaId);
     }
     this.#loaded[format].set(schemaId, lookup);
   }
@@ -102,13 +108,7 @@ export class RegistryDecoders {
               detail: `schema id ${schemaId} is a ${registered.schemaType} schema, and the stream's format is json_schema`,
             };
     } catch (error) {
-      if (error instanceof RegistryError && error.kind === "not-found") {
-        lookup = { reason: "schema-not-found", detail: `schema id ${schemaId}: ${error.message}` };
-      } else if (error instanceof UnsupportedSchemaError) {
-        lookup = { reason: "unsupported-schema", detail: `schema id ${schemaId}: ${error.message}` };
-      } else {
-        throw error;
-      }
+      lookup = badSchema(error, schemaId);
     }
     this.#jsonSchemas.set(schemaId, lookup);
   }
