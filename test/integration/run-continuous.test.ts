@@ -12,14 +12,13 @@
 // Then DuckDB, PyIceberg and Spark read exactly the model's rows: one per key, its last value.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type RunRecord, RunStore } from "#src/state/run-store.ts";
+import { RunStore } from "#src/state/run-store.ts";
 import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
+import { freePort, runsOf, until } from "../helpers/service-process.ts";
 import { OffsetCounter, produceExactly, syncWorkspace, UpsertModel } from "../helpers/sync-model.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
@@ -76,31 +75,8 @@ function floeRun(file: string, metricsPort: number, env: Record<string, string> 
   return { child, exited, output: () => output };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function runsOf(job: string): RunRecord[] {
-  if (!existsSync(storePath)) return [];
-  const store = RunStore.open(storePath);
-  try {
-    return store.runs(job).reverse();
-  } finally {
-    store.close();
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** As quick to notice as the commit interval needs: every 100 ms, for at most 2 minutes. */
+const within = (what: string, condition: () => boolean | Promise<boolean>) => until(what, condition, 120_000, 100);
 
 const duckdbRows = () => readers.rows("duckdb", table, { columns, orderBy: ["id"] }).catch(() => []);
 
@@ -137,10 +113,12 @@ test("floe run, continuous: visible within two intervals, a SIGKILL mid-commit, 
   // 1. Visible within two commit intervals of its produce.
   const metricsPort = await freePort();
   const first = floeRun(file, metricsPort, { FLOE_FAULT_AT: "after-data-files:4", FLOE_FAULT: "crash" });
-  await until("the first continuous run starts", () => runsOf(ws.name).some((r) => r.outcome === "running"));
+  await within("the first continuous run starts", () =>
+    runsOf(storePath, ws.name).some((r) => r.outcome === "running"),
+  );
   const producedAt = Date.now();
   await updates(100);
-  await until("batch 1 is visible in DuckDB", async () => (await duckdbRows()).length === expected().length);
+  await within("batch 1 is visible in DuckDB", async () => (await duckdbRows()).length === expected().length);
   const visibleMs = Date.now() - producedAt;
   assert.ok(visibleMs < 2 * INTERVAL_MS, `visible ${visibleMs} ms after it was produced`);
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -165,7 +143,7 @@ test("floe run, continuous: visible within two intervals, a SIGKILL mid-commit, 
     await new Promise((resolve) => setTimeout(resolve, 1500));
   }
   const text = (rows: unknown[]) => JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-  await until("the second process lands every update", async () => text(await duckdbRows()) === text(expected()));
+  await within("the second process lands every update", async () => text(await duckdbRows()) === text(expected()));
   // Read within a few polls, its commit still an interval away when SIGTERM comes: the stop commits it.
   await updates(5);
   await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -173,7 +151,7 @@ test("floe run, continuous: visible within two intervals, a SIGKILL mid-commit, 
   const stopped = await second.exited;
   assert.equal(stopped.code, 0, second.output().slice(-3000));
 
-  const runs = runsOf(ws.name);
+  const runs = runsOf(storePath, ws.name);
   assert.ok(runs.filter((r) => r.outcome === "complete").length >= 2, "runs end for maintenance and start again");
   assert.ok(!runs.some((r) => r.outcome === "running"), "no run left running");
   const store = RunStore.open(storePath);

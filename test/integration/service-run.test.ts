@@ -28,6 +28,7 @@ import { type RunRecord, RunStore } from "#src/state/run-store.ts";
 import { bootstrapServers, createTopic, deleteTopic, produce, setTopicConfig } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
 import { envRef, writeJobFile } from "../helpers/job-file.ts";
+import { freePort, runsOf, until } from "../helpers/service-process.ts";
 import {
   AppendModel,
   deadLetterColumns,
@@ -79,24 +80,6 @@ function floe(args: string[], env: Record<string, string> = {}) {
   return { child, done, output: () => `${stdout}\n${stderr}` };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 180_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-function runsOf(job: string): RunRecord[] {
-  if (!existsSync(storePath)) return [];
-  const store = RunStore.open(storePath);
-  try {
-    return store.runs(job).reverse();
-  } finally {
-    store.close();
-  }
-}
-
 /** A TCP proxy to the broker's bootstrap address that can refuse connections for a while. */
 class BootstrapProxy {
   port = 0;
@@ -141,14 +124,6 @@ async function webhookReceiver() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { received, port: (server.address() as { port: number }).port, server };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 let readers: Readers;
@@ -241,7 +216,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "pause", FLOE_FAULT_FILE: pauseFile },
   );
   await until("the first run lands batch A", () =>
-    runsOf(ws.name).some((r) => r.outcome === "complete" && r.messages === 200),
+    runsOf(storePath, ws.name).some((r) => r.outcome === "complete" && r.messages === 200),
   );
   // The run is recorded complete a moment before the service has measured the lag and counted the run.
   let metrics = "";
@@ -266,7 +241,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
 
   await batch(150, 0);
   await until("batch B's run stands before its commit", () => existsSync(pauseFile));
-  const held = runsOf(ws.name).find((r) => r.outcome === "running");
+  const held = runsOf(storePath, ws.name).find((r) => r.outcome === "running");
   assert.ok(held, "the held run is recorded as running");
   const follow = floe(["logs", held.runId, ...state, "--follow"]);
   const standby = floe(["run", "--config", job1, ...state, "--wait", "--log-format", "json"]);
@@ -295,7 +270,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   const standbyOut = await standby.done;
   outputs.push(standbyOut.stdout, standbyOut.stderr);
   assert.equal(standbyOut.code, 0, standbyOut.stderr);
-  const afterFirst = runsOf(ws.name);
+  const afterFirst = runsOf(storePath, ws.name);
   assert.deepEqual(
     afterFirst.filter((r) => r.messages > 0).map((r) => [r.outcome, r.messages]),
     [
@@ -336,7 +311,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   seeded.close();
   await proxy.down();
   await batch(100, undefined, 1);
-  const before2 = runsOf(ws.name).length;
+  const before2 = runsOf(storePath, ws.name).length;
   const metricsPort2 = await freePort();
   const secondRun = floe([
     "run",
@@ -358,13 +333,13 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     `127.0.0.1:${metricsPort2}`,
   ]);
   await until("a run of job 1 fails without Kafka", () =>
-    runsOf(ws.name)
+    runsOf(storePath, ws.name)
       .slice(before2)
       .some((r) => r.outcome === "failed"),
   );
   await proxy.up();
   await until("a run of job 1 lands batch C", () =>
-    runsOf(ws.name)
+    runsOf(storePath, ws.name)
       .slice(before2)
       .some((r) => r.outcome === "complete" && r.messages === 100),
   );
@@ -386,7 +361,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   outputs.push(secondOut.stdout, secondOut.stderr);
   assert.equal(secondOut.code, 0, secondOut.stderr);
 
-  const failed = runsOf(ws.name)
+  const failed = runsOf(storePath, ws.name)
     .slice(before2)
     .filter((r) => r.outcome === "failed");
   assert.ok(failed.length >= 1);
@@ -414,7 +389,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   );
   // Job 2 runs every two seconds, so SIGTERM may stop one of its runs before it meets the bad
   // message: that run, the last, ends having read nothing. Every other run fails on it.
-  const job2Runs = runsOf(job2).filter((r) => r.runId !== `${job2}-old`);
+  const job2Runs = runsOf(storePath, job2).filter((r) => r.runId !== `${job2}-old`);
   const failedOnMessage = (r: (typeof job2Runs)[number]) => r.outcome === "failed" && r.error?.kind === "bad-message";
   const stoppedEarly = job2Runs.filter((r) => !failedOnMessage(r));
   assert.ok(job2Runs.some(failedOnMessage), JSON.stringify(job2Runs));
@@ -454,7 +429,7 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
   rmSync(pauseFile3, { force: true });
   assert.equal(thirdOut.code, 1, thirdOut.stderr);
   assert.match(thirdOut.stdout, /stopped without waiting for 1 running sync\(s\): marked abandoned/);
-  const abandoned = runsOf(ws.name).at(-1)!;
+  const abandoned = runsOf(storePath, ws.name).at(-1)!;
   assert.equal(abandoned.outcome, "abandoned");
 
   const status1 = await floe(["status", "--config", job1, ...state, "--json"]).done;
