@@ -324,21 +324,23 @@ test("a filtered query reads fewer files than the whole table, in PyIceberg, Duc
   assert.equal(expected.length, 1);
   // PyIceberg: plan_files with and without the filter.
   const script = join(dirname(fileURLToPath(import.meta.url)), "readers", "plan_files.py");
-  const plan = JSON.parse(
-    execFileSync(
-      readerEnv.python,
-      [
-        script,
-        json({
-          uri: restCatalog.uri,
-          warehouse: restCatalog.warehouse,
-          table: `${namespace}.pruned`,
-          filter: `id == ${id}`,
-        }),
-      ],
-      { encoding: "utf8" },
-    ),
-  ) as { all: number; filtered: number; rows: number };
+  const pyicebergPlan = () =>
+    JSON.parse(
+      execFileSync(
+        readerEnv.python,
+        [
+          script,
+          json({
+            uri: restCatalog.uri,
+            warehouse: restCatalog.warehouse,
+            table: `${namespace}.pruned`,
+            filter: `id == ${id}`,
+          }),
+        ],
+        { encoding: "utf8" },
+      ),
+    ) as { all: number; filtered: number; rows: number };
+  const plan = pyicebergPlan();
   assert.ok(plan.all >= 8, `8 buckets over 3 syncs: ${plan.all} files`);
   assert.ok(plan.filtered > 0 && plan.filtered < plan.all, `PyIceberg plans ${plan.filtered} of ${plan.all} files`);
   assert.equal(plan.rows, 1);
@@ -380,20 +382,6 @@ test("a filtered query reads fewer files than the whole table, in PyIceberg, Duc
       `${engine}: a full scan needs the removed files`,
     );
   }
-  const pyiceberg = JSON.parse(
-    execFileSync(
-      readerEnv.python,
-      [
-        script,
-        json({
-          uri: restCatalog.uri,
-          warehouse: restCatalog.warehouse,
-          table: `${namespace}.pruned`,
-          filter: `id == ${id}`,
-        }),
-      ],
-      { encoding: "utf8" },
-    ),
-  ) as { rows: number };
+  const pyiceberg = pyicebergPlan();
   assert.equal(pyiceberg.rows, 1, "PyIceberg's filtered scan reads only the bucket's files");
 });
