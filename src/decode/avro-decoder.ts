@@ -105,14 +105,22 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
       } catch (error) {
         return { problem: `the Avro datum does not decode with its schema: ${(error as Error).message}` };
       }
-      const record: TypedRecord = {};
-      for (const { name, convert } of converters) {
-        const field = value[name];
-        record[name] = field === null || field === undefined ? null : convert(field);
-      }
-      return { record, columns };
+      return { record: convertFields(value, converters, {}), columns };
     },
   };
+}
+
+/** Sets each named field of `source` into `record` as its column's value (null when absent). */
+function convertFields(
+  source: Record<string, unknown>,
+  fields: readonly { name: string; convert: Convert }[],
+  record: TypedRecord,
+): TypedRecord {
+  for (const { name, convert } of fields) {
+    const field = source[name];
+    record[name] = field === null || field === undefined ? null : convert(field);
+  }
+  return record;
 }
 
 /** The columns of a record schema's fields, and their converters. */
@@ -154,7 +162,7 @@ function changeDecoder(
     const field = fieldAt(envelopeSchema, path, namespace, names);
     const mapped = field && mapType(field.schema, field.namespace, names);
     columns.push({ name: column, type: mapped?.type ?? "string" });
-    return { column, convert: mapped?.convert ?? toJsonText };
+    return { name: column, convert: mapped?.convert ?? toJsonText };
   });
   return {
     columns,
@@ -174,17 +182,9 @@ function changeDecoder(
       const change = readChange(value as never, envelope);
       if ("problem" in change) return { problem: change.problem, envelope: true };
       const image = change.image as Record<string, unknown>;
-      const record: TypedRecord = {};
-      for (const { name, convert } of converters) {
-        const field = image[name];
-        record[name] = field === null || field === undefined ? null : convert(field);
-      }
+      const record = convertFields(image, converters, {});
       record[CDC_POSITION] = change.position;
-      for (const { column, convert } of metadata) {
-        const field = image[column];
-        record[column] = field === null || field === undefined ? null : convert(field);
-      }
-      return { record, change };
+      return { record: convertFields(image, metadata, record), change };
     },
   };
 }
