@@ -4,6 +4,7 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
 import type { OutboundPolicy } from "../pipeline/outbound-policy.ts";
+import type { Readiness } from "../runtime/health.ts";
 import type { UiRuns } from "../runtime/ui-runs.ts";
 import type { ConfigStore } from "../state/config-store.ts";
 import type { Auth } from "./auth.ts";
@@ -25,6 +26,8 @@ export interface AppOptions {
   trustProxy: boolean;
   limiter: LoginLimiter;
   policy: OutboundPolicy;
+  /** Whether the server does its work, for /readyz (health.ts). */
+  readiness: () => Readiness;
 }
 
 /** Headers a proxy adds: a request that carries one did not come from a client on this host directly. */

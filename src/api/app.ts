@@ -11,6 +11,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
 import { secureHeaders } from "hono/secure-headers";
+import { healthAnswer, LIVENESS_PATH, READINESS_PATH } from "../runtime/health.ts";
 import { type AppOptions, forwarded } from "./app-options.ts";
 import { type ApiEnv, errorAnswer, routes, sendError } from "./openapi.ts";
 import { auditRoutes } from "./routes/audit.ts";
@@ -150,6 +151,14 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
     const { status, error: message, issues } = errorAnswer(error);
     return sendError(c, status, message, issues);
   });
+
+  // The probes answer without a credential, and say nothing but ok or why not ready.
+  for (const path of [LIVENESS_PATH, READINESS_PATH]) {
+    app.get(path, (c) => {
+      const probe = healthAnswer(path, options.readiness)!;
+      return c.json(probe.body, probe.status, { "cache-control": "no-store" });
+    });
+  }
 
   const files = builtFiles(options.uiDir);
   app.get("*", (c) => {

@@ -96,6 +96,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
     s.once("error", reject);
   });
   port = (server.address() as AddressInfo).port;
+  let closing = false;
   const app = createApp({
     store,
     runs,
@@ -108,6 +109,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
     trustProxy: options.trustProxy ?? false,
     limiter: new LoginLimiter(),
     policy,
+    readiness: () => (closing ? { ready: false, reason: "stopping" } : { ready: true }),
   });
   appRef.fetch = (request, env) => app.fetch(request, env);
   const hostInUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
@@ -116,6 +118,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
     store,
     runs,
     async close() {
+      closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runs.close();
       store.close();

@@ -9,6 +9,7 @@ import { loadJob } from "../job/load-job.ts";
 import { CONTINUOUS } from "../job/schedule.ts";
 import type { Secret } from "../job/secret.ts";
 import { type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
+import type { Readiness } from "../runtime/health.ts";
 import { LOG_LEVELS, type LogLevel } from "../runtime/logger.ts";
 import type { ScheduledJob } from "../runtime/scheduler.ts";
 import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
@@ -55,7 +56,7 @@ export function registerRun(command: Command): void {
     )
     .option(
       "--metrics <host:port>",
-      "serve Prometheus metrics at http://<host:port>/metrics (e.g. 127.0.0.1:9464)",
+      "serve Prometheus metrics at http://<host:port>/metrics, and the probes /healthz and /readyz (e.g. 127.0.0.1:9464)",
       listenAddress,
     )
     .option(
@@ -163,7 +164,15 @@ async function run(flags: RunFlags): Promise<ExitCode> {
     process.on("SIGINT", () => onSignal("SIGINT"));
     process.on("SIGTERM", () => onSignal("SIGTERM"));
 
-    const server = metrics && listen ? await serveMetrics(metrics, listen) : undefined;
+    // Ready once every job's lock is held and its loop started, until a signal stops the service.
+    let started = false;
+    const readiness = (): Readiness =>
+      service.stopping
+        ? { ready: false, reason: "stopping" }
+        : started
+          ? { ready: true }
+          : { ready: false, reason: "starting" };
+    const server = metrics && listen ? await serveMetrics(metrics, listen, readiness) : undefined;
     const closeServer = () =>
       new Promise<void>((done) => {
         if (!server) return done();
@@ -174,6 +183,7 @@ async function run(flags: RunFlags): Promise<ExitCode> {
     try {
       // Before the first tick: another floe run of a job is an error at once.
       await service.start();
+      started = true;
       await service.done();
     } finally {
       await closeServer();

@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SyncEvent } from "../pipeline/events.ts";
 import type { RunRecord } from "../state/run-store.ts";
+import { healthAnswer, type Readiness } from "./health.ts";
 import type { JobLag } from "./job-status.ts";
 
 export class ServiceMetrics {
@@ -172,11 +173,26 @@ export class ServiceMetrics {
   }
 }
 
-/** Serves the metrics at http://HOST:PORT/metrics; resolves once listening. */
-export async function serveMetrics(metrics: ServiceMetrics, address: { host: string; port: number }): Promise<Server> {
+/**
+ * Serves the metrics at http://HOST:PORT/metrics, and the probes of health.ts beside them
+ * (/healthz, /readyz, answered by `readiness`); resolves once listening.
+ */
+export async function serveMetrics(
+  metrics: ServiceMetrics,
+  address: { host: string; port: number },
+  readiness: () => Readiness,
+): Promise<Server> {
   const server = createServer((request, response) => {
-    if (request.method !== "GET" || (request.url ?? "/").split("?")[0] !== "/metrics") {
-      response.writeHead(404, { "content-type": "text/plain" }).end("floe serves /metrics\n");
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const probe = request.method === "GET" ? healthAnswer(path, readiness) : undefined;
+    if (probe) {
+      response
+        .writeHead(probe.status, { "content-type": "application/json", "cache-control": "no-store" })
+        .end(`${JSON.stringify(probe.body)}\n`);
+      return;
+    }
+    if (request.method !== "GET" || path !== "/metrics") {
+      response.writeHead(404, { "content-type": "text/plain" }).end("floe serves /metrics, /healthz and /readyz\n");
       return;
     }
     metrics.registry.metrics().then(

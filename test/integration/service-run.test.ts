@@ -2,10 +2,10 @@
 // readers. One append job on `every 2s`, reached through a TCP proxy in front of the broker's
 // bootstrap address, so the test can take Kafka away and give it back:
 //
-//   1. runs on its schedule (the first lands batch A); /metrics counts it; a second `floe run` of
+//   1. runs on its schedule (the first lands batch A); /metrics counts it and /healthz, /readyz answer ok; a second `floe run` of
 //      the job exits 5 naming the first; batch B's run is held before its commit (a fault
 //      point), a `floe sync` of the job then exits 5 naming the running process, SIGTERM arrives,
-//      the run is let go: it commits and the process exits 0
+//      the run is let go (meanwhile /readyz answers 503, stopping): it commits and the process exits 0
 //   2. a second process with two jobs in one state root: with the proxy down job 1's runs fail
 //      (connection, retryable) and alert the webhook, then the proxy comes back and a run lands
 //      batch C; job 2 fails on a bad message (on_error: fail) while its last success is older
@@ -224,6 +224,13 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     return /floe_runs_total\{job="[^"]+",outcome="complete"\} \d/.test(metrics);
   });
+  // The probes beside the metrics: live, and ready while the jobs' loops run.
+  const probe = async (path: string) => {
+    const answer = await fetch(`http://127.0.0.1:${metricsPort}${path}`);
+    return { status: answer.status, body: await answer.json() };
+  };
+  assert.deepEqual(await probe("/healthz"), { status: 200, body: { status: "ok" } });
+  assert.deepEqual(await probe("/readyz"), { status: 200, body: { status: "ok" } });
   const labels = `job="${ws.name}",table="${ws.namespace}.t"`;
   assert.match(metrics, new RegExp(`floe_messages_read_total\\{${labels}\\} 200\\n`));
   assert.match(metrics, new RegExp(`floe_records_added_total\\{${labels}\\} 200\\n`));
@@ -252,6 +259,10 @@ test("floe run: scheduled runs, one at a time across processes, SIGTERM mid-run,
     new RegExp(`job ${ws.name} is being synced by process ${first.child.pid} on .*floe run --config`),
   );
   first.child.kill("SIGTERM");
+  // Stopping (its held run still to commit): alive, no longer ready.
+  await until("the stopping service is no longer ready", async () => (await probe("/readyz")).status === 503);
+  assert.deepEqual(await probe("/readyz"), { status: 503, body: { status: "unavailable", reason: "stopping" } });
+  assert.equal((await probe("/healthz")).status, 200);
   await new Promise((resolve) => setTimeout(resolve, 500));
   rmSync(pauseFile);
   const firstOut = await first.done;

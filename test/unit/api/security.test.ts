@@ -125,6 +125,18 @@ test("with a password: no session, no access; a session's changes need its CSRF 
   assert.equal(relogin.status, 200);
 });
 
+test("the probes answer without a credential and say nothing but ok", async () => {
+  const s = await serve(stateDir(), { FLOE_UI_PASSWORD: PASSWORD });
+  assert.equal((await fetch(new URL("/api/sources", s.url))).status, 401, "the API itself needs the password");
+  for (const path of ["/healthz", "/readyz"]) {
+    const answer = await fetch(new URL(path, s.url));
+    assert.equal(answer.status, 200, path);
+    assert.equal(answer.headers.get("cache-control"), "no-store");
+    assert.deepEqual(await answer.json(), { status: "ok" }, path);
+  }
+  assert.equal((await fetch(new URL("/readyz", s.url), { method: "POST" })).status, 404, "a probe is a GET");
+});
+
 test("a bearer token works without a session or CSRF token; a wrong one is refused", async () => {
   const s = await serve(stateDir(), { FLOE_UI_TOKEN: TOKEN });
   const url = new URL("/api/sources", s.url).href;
