@@ -12,8 +12,22 @@
 //   bytes/fixed decimal(p, s)                 decimal(p, s) (p up to 38, else string: the digits)
 //   string uuid, fixed(16) uuid               uuid
 //   enum                                      string: the symbol
-//   record, array, map, other unions          string: the value's JSON text, as for JSON values
-//                                             (bytes in it as base64, unions as avsc resolves them)
+//   record                                    struct: one optional field per field, mapped so
+//                                             (spec "Nested Types"; ids given by the table)
+//   array                                     list: optional elements of the items' type
+//   map                                       map<string, V>: optional values of the values' type
+//   a union of several non-null types         string: the value's JSON text (avsc's branch
+//                                             value; bytes as base64). A struct with a field per
+//                                             branch, as Spark's from_avro makes, would name
+//                                             fields after types (member0, member1) that no
+//                                             query knows; the JSON text says which branch
+//   a record inside itself (recursion)        string: the JSON text of the inner record, since
+//                                             a table's type is finite
+//   a record without fields                   string: its JSON text ({}), Parquet has no empty group
+//
+// Nested fields map as top-level ones do; all are optional. A column declared json in the job
+// file (columns: {x: json}), or a table's string column that a schema makes nested (a table
+// from before nested types), holds the field's JSON text instead (decode's `text`).
 //
 // Field docs become column docs. Named types may come from the schema's references: their
 // schemas are parsed first, into the same registry of names.
@@ -30,7 +44,7 @@
 import { Buffer } from "node:buffer";
 import avsc from "avsc";
 import { bigintLongHook } from "../iceberg/spec/avro-long.ts";
-import { decimal, fixed, type PrimitiveType } from "../iceberg/spec/types.ts";
+import { decimal, fixed, type IcebergType, type NestedField } from "../iceberg/spec/types.ts";
 import { CDC_POSITION, type CdcEnvelope, type FieldPath, readChange } from "./cdc-envelope.ts";
 import { jsonText } from "./column-value.ts";
 import type { JsonValue } from "./json-message.ts";
@@ -38,19 +52,31 @@ import { timestampMicros } from "./timestamp.ts";
 import {
   type ChangeDecoder,
   exactInteger,
+  NO_TEXT_COLUMNS,
   type SchemaColumn,
   type SchemaDecoder,
+  type TextColumns,
   type TypedRecord,
   type TypedValue,
+  textColumnsOf,
   UnsupportedSchemaError,
 } from "./typed-record.ts";
 
 type Convert = (value: unknown) => TypedValue;
 
 interface Mapped {
-  readonly type: PrimitiveType;
+  readonly type: IcebergType;
   readonly convert: Convert;
 }
+
+/** A field's column: its value converter, and the converter to its JSON text when declared json. */
+interface FieldConverter {
+  readonly name: string;
+  readonly convert: Convert;
+}
+
+/** The record schemas being mapped, from the top down: a record met again inside itself is a recursion. */
+type Visiting = ReadonlySet<object>;
 
 const MAX_DECIMAL_PRECISION = 38;
 
@@ -84,18 +110,25 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
   }
   const namespace = namespaceOf(resolved, undefined);
   const { columns, converters } = recordColumns(resolved, namespace, names);
-  const changeDecoders = new Map<CdcEnvelope, ChangeDecoder>();
+  const changeDecoders = new Map<CdcEnvelope, Map<TextColumns, ChangeDecoder>>();
+  const textColumns = new WeakMap<TextColumns, readonly SchemaColumn[]>();
   return {
     columns,
-    changes(envelope) {
-      let decoder = changeDecoders.get(envelope);
+    columnsOf: () => columns,
+    changes(envelope, text = NO_TEXT_COLUMNS) {
+      let byText = changeDecoders.get(envelope);
+      if (byText === undefined) {
+        byText = new Map();
+        changeDecoders.set(envelope, byText);
+      }
+      let decoder = byText.get(text);
       if (decoder === undefined) {
-        decoder = changeDecoder(type, resolved, namespace, names, envelope);
-        changeDecoders.set(envelope, decoder);
+        decoder = changeDecoder(type, resolved, namespace, names, envelope, text);
+        byText.set(text, decoder);
       }
       return decoder;
     },
-    decode(payload) {
+    decode(payload, _messageIndexes, text = NO_TEXT_COLUMNS) {
       let value: Record<string, unknown>;
       try {
         value = type.fromBuffer(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)) as Record<
@@ -105,20 +138,32 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
       } catch (error) {
         return { problem: `the Avro datum does not decode with its schema: ${(error as Error).message}` };
       }
-      return { record: convertFields(value, converters, {}), columns };
+      return {
+        record: convertFields(value, converters, {}, text),
+        columns: textColumnsOf(columns, text, textColumns),
+      };
     },
   };
 }
 
-/** Sets each named field of `source` into `record` as its column's value (null when absent). */
+/**
+ * Sets each named field of `source` into `record` as its column's value (null when absent), the
+ * fields named in `text` as their JSON text.
+ */
 function convertFields(
   source: Record<string, unknown>,
-  fields: readonly { name: string; convert: Convert }[],
+  fields: readonly FieldConverter[],
   record: TypedRecord,
+  text: TextColumns = NO_TEXT_COLUMNS,
 ): TypedRecord {
   for (const { name, convert } of fields) {
     const field = source[name];
-    record[name] = field === null || field === undefined ? null : convert(field);
+    record[name] =
+      field === null || field === undefined
+        ? null
+        : text.size > 0 && text.has(name)
+          ? toJsonText(field)
+          : convert(field);
   }
   return record;
 }
@@ -128,17 +173,58 @@ function recordColumns(
   record: { [key: string]: unknown },
   namespace: string | undefined,
   names: Map<string, AvroJson>,
-): { columns: SchemaColumn[]; converters: { name: string; convert: Convert }[] } {
+): { columns: SchemaColumn[]; converters: FieldConverter[] } {
   const fields = (record.fields ?? []) as { name: string; type: AvroJson; doc?: string }[];
   const columns: SchemaColumn[] = [];
-  const converters: { name: string; convert: Convert }[] = [];
+  const converters: FieldConverter[] = [];
+  const visiting = new Set<object>([record]);
   for (const field of fields) {
-    const mapped = mapType(field.type, namespace, names);
+    const mapped = mapType(field.type, namespace, names, visiting);
     if (mapped === undefined) continue;
     columns.push({ name: field.name, type: mapped.type, ...(typeof field.doc === "string" ? { doc: field.doc } : {}) });
     converters.push({ name: field.name, convert: mapped.convert });
   }
   return { columns, converters };
+}
+
+/** A record inside a record: a struct of its fields, or its JSON text when it has none. */
+function structOf(
+  record: { [key: string]: unknown },
+  namespace: string | undefined,
+  names: Map<string, AvroJson>,
+  visiting: Visiting,
+): Mapped {
+  // The record's own fields resolve names in its namespace.
+  const inner = namespaceOf(record, namespace);
+  const within = new Set(visiting).add(record);
+  const fields: NestedField[] = [];
+  const converters: FieldConverter[] = [];
+  for (const field of (record.fields ?? []) as { name: string; type: AvroJson; doc?: string }[]) {
+    const mapped = mapType(field.type, inner, names, within);
+    if (mapped === undefined) continue;
+    fields.push({
+      id: 0,
+      name: field.name,
+      required: false,
+      type: mapped.type,
+      ...(typeof field.doc === "string" ? { doc: field.doc } : {}),
+    });
+    converters.push({ name: field.name, convert: mapped.convert });
+  }
+  if (fields.length === 0) return { type: "string", convert: toJsonText };
+  return {
+    type: { kind: "struct", fields },
+    convert: (value) => {
+      // No prototype: a field named __proto__ is an own property like any other.
+      const out: { [field: string]: TypedValue } = Object.create(null);
+      const source = value as Record<string, unknown>;
+      for (const { name, convert } of converters) {
+        const item = Object.hasOwn(source, name) ? source[name] : undefined;
+        out[name] = item === null || item === undefined ? null : convert(item);
+      }
+      return out;
+    },
+  };
 }
 
 /** The decoder of a change stream's envelope schema: the row's columns are the after record's fields. */
@@ -148,6 +234,7 @@ function changeDecoder(
   namespace: string | undefined,
   names: Map<string, AvroJson>,
   envelope: CdcEnvelope,
+  text: TextColumns,
 ): ChangeDecoder {
   const after = fieldAt(envelopeSchema, envelope.after, namespace, names);
   const row = after && recordOf(after.schema, after.namespace, names);
@@ -156,11 +243,13 @@ function changeDecoder(
       `the Avro schema has no record field ${envelope.after.join(".")}: it is no change event envelope`,
     );
   }
-  const { columns, converters } = recordColumns(row, namespaceOf(row, after!.namespace), names);
+  const image = recordColumns(row, namespaceOf(row, after!.namespace), names);
+  const converters = image.converters;
+  const columns = [...textColumnsOf(image.columns, text, new WeakMap())];
   columns.push({ name: CDC_POSITION, type: "string" });
   const metadata = envelope.columns.map(({ column, path }) => {
     const field = fieldAt(envelopeSchema, path, namespace, names);
-    const mapped = field && mapType(field.schema, field.namespace, names);
+    const mapped = field && mapType(field.schema, field.namespace, names, new Set());
     columns.push({ name: column, type: mapped?.type ?? "string" });
     return { name: column, convert: mapped?.convert ?? toJsonText };
   });
@@ -182,7 +271,7 @@ function changeDecoder(
       const change = readChange(value as never, envelope);
       if ("problem" in change) return { problem: change.problem, envelope: true };
       const image = change.image as Record<string, unknown>;
-      const record = convertFields(image, converters, {});
+      const record = convertFields(image, converters, {}, text);
       record[CDC_POSITION] = change.position;
       return { record: convertFields(image, metadata, record), change };
     },
@@ -286,12 +375,17 @@ function resolve(schema: AvroJson, namespace: string | undefined, names: Map<str
 }
 
 /** A field's column type and value converter; undefined for a field that is always null. */
-function mapType(schema: AvroJson, namespace: string | undefined, names: Map<string, AvroJson>): Mapped | undefined {
+function mapType(
+  schema: AvroJson,
+  namespace: string | undefined,
+  names: Map<string, AvroJson>,
+  visiting: Visiting,
+): Mapped | undefined {
   const resolved = resolve(schema, namespace, names);
   if (Array.isArray(resolved)) {
     const branches = resolved.filter((b) => b !== "null");
     if (branches.length === 0) return undefined;
-    if (branches.length === 1) return mapType(branches[0]!, namespace, names);
+    if (branches.length === 1) return mapType(branches[0]!, namespace, names, visiting);
     return { type: "string", convert: toJsonText };
   }
   if (typeof resolved === "string") return primitive(resolved);
@@ -334,9 +428,36 @@ function mapType(schema: AvroJson, namespace: string | undefined, names: Map<str
       return { type: "string", convert: identity };
     case "record":
     case "error":
-    case "array":
-    case "map":
-      return { type: "string", convert: toJsonText };
+      return visiting.has(resolved)
+        ? { type: "string", convert: toJsonText }
+        : structOf(resolved, namespace, names, visiting);
+    case "array": {
+      const items = mapType(resolved.items as AvroJson, namespace, names, visiting);
+      if (items === undefined) return { type: "string", convert: toJsonText };
+      const convert = items.convert;
+      return {
+        type: { kind: "list", elementId: 0, element: items.type, elementRequired: false },
+        convert: (value) =>
+          (value as unknown[]).map((item) => (item === null || item === undefined ? null : convert(item))),
+      };
+    }
+    case "map": {
+      const values = mapType(resolved.values as AvroJson, namespace, names, visiting);
+      if (values === undefined) return { type: "string", convert: toJsonText };
+      const convert = values.convert;
+      return {
+        type: { kind: "map", keyId: 0, key: "string", valueId: 0, value: values.type, valueRequired: false },
+        convert: (value) => {
+          const out = new Map<TypedValue, TypedValue>();
+          const source = value as Record<string, unknown>;
+          for (const key of Object.keys(source)) {
+            const item = source[key];
+            out.set(key, item === null || item === undefined ? null : convert(item));
+          }
+          return out;
+        },
+      };
+    }
     default:
       return primitive(kind);
   }

@@ -11,16 +11,33 @@
 //   struct       an object keyed by field name, each field converted by its own type (spec
 //                "Nested Types": a struct is a tuple of typed fields); a field it lacks is null
 //   list         an array, each element converted by the element type
+//   map          (string keys) a Map from each member's name to its value, converted by the
+//                value type (a Map, so that a key named __proto__ is a key like any other)
 //
 // Converters trust that SchemaInference has seen the value: they convert, they do not check.
 // A value of the wrong shape that reaches one is a bug, and the column builder refuses it.
 
-import { type IcebergType, isPrimitive, type ListType, type StructType, typeToString } from "../iceberg/spec/types.ts";
+import {
+  type IcebergType,
+  isPrimitive,
+  type ListType,
+  type MapType,
+  type StructType,
+  typeToString,
+} from "../iceberg/spec/types.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
 import type { JsonValue } from "./json-message.ts";
 import { timestampMicros } from "./timestamp.ts";
 
-export type ColumnValue = boolean | number | bigint | string | null | ColumnValue[] | { [field: string]: ColumnValue };
+export type ColumnValue =
+  | boolean
+  | number
+  | bigint
+  | string
+  | null
+  | ColumnValue[]
+  | { [field: string]: ColumnValue }
+  | Map<string, ColumnValue>;
 
 /** Converts one non-null JSON value of a record field to its column's value. */
 export type ColumnConverter = (value: JsonValue) => ColumnValue;
@@ -29,6 +46,7 @@ export type ColumnConverter = (value: JsonValue) => ColumnValue;
 export function isConvertible(type: IcebergType): boolean {
   if (typeof type === "object" && type.kind === "struct") return type.fields.every((f) => isConvertible(f.type));
   if (typeof type === "object" && type.kind === "list") return isConvertible(type.element);
+  if (typeof type === "object" && type.kind === "map") return type.key === "string" && isConvertible(type.value);
   switch (type) {
     case "boolean":
     case "int":
@@ -46,6 +64,7 @@ export function isConvertible(type: IcebergType): boolean {
 export function columnConverter(type: IcebergType): ColumnConverter {
   if (typeof type === "object" && type.kind === "struct") return structConverter(type);
   if (typeof type === "object" && type.kind === "list") return listConverter(type);
+  if (typeof type === "object" && type.kind === "map" && type.key === "string") return mapConverter(type);
   if (!isPrimitive(type)) throw new TypeError(`floe does not write JSON values into ${typeToString(type)} columns`);
   switch (type) {
     case "boolean":
@@ -81,6 +100,19 @@ function structConverter(type: StructType): ColumnConverter {
 function listConverter(type: ListType): ColumnConverter {
   const convert = columnConverter(type.element);
   return (value) => (value as JsonValue[]).map((item) => (item === null ? null : convert(item)));
+}
+
+function mapConverter(type: MapType): ColumnConverter {
+  const convert = columnConverter(type.value);
+  return (value) => {
+    const entries = value as { [key: string]: JsonValue };
+    const out = new Map<string, ColumnValue>();
+    for (const key in entries) {
+      const item = entries[key]!;
+      out.set(key, item === null ? null : convert(item));
+    }
+    return out;
+  };
 }
 
 const identity: ColumnConverter = (value) => value as ColumnValue;

@@ -8,7 +8,8 @@
 //   other string                                 string
 //   object                                       struct, array: list (nested-values.ts); a string
 //                                                column (declared `json`, or a table's string
-//                                                column) holds the JSON text instead
+//                                                column) holds the JSON text instead, and a
+//                                                column declared `map` is map<string, V>
 //   null                                         nothing: a field seen only as null gets no
 //                                                column until a value shows its type, because
 //                                                a guess (string) would refuse the first real
@@ -27,6 +28,7 @@
 //                float to double
 //   struct/list  an object/array whose members fit their fields (nested-values.ts); a member the
 //                struct lacks adds a field inside it (add-column with the struct as parent)
+//   map          (string keys) an object whose member values fit the value type
 //   other types  nothing: floe does not convert JSON values into them
 //
 // Where a column's type comes from:
@@ -59,6 +61,7 @@ import {
   fitsNested,
   isNested,
   type LeafRules,
+  mapShapeOf,
   type NestedAddition,
   NestedMismatch,
   numberNewFields,
@@ -70,7 +73,14 @@ import { timestampMicros } from "./timestamp.ts";
 
 export type ColumnChange =
   | { readonly kind: "add-column"; readonly field: NestedField; readonly parent?: readonly string[] }
-  | { readonly kind: "widen"; readonly name: string; readonly from: PrimitiveType; readonly to: PrimitiveType };
+  | {
+      readonly kind: "widen";
+      readonly name: string;
+      readonly from: PrimitiveType;
+      readonly to: PrimitiveType;
+      /** The struct fields down to the struct that has the field; none for a top-level column. */
+      readonly parent?: readonly string[];
+    };
 
 /** The table an inference starts from: its current schema and its last-column-id. */
 export interface TableSchema {
@@ -130,6 +140,8 @@ export class SchemaInference {
   readonly #namesByLowerCase = new Map<string, string>();
   /** Fields this inference adds inside the table's struct columns, in id order. */
   readonly #nestedAdded: NestedAddition[] = [];
+  /** Fields declared map that have no column yet: their first object makes a map column. */
+  readonly #declaredMaps = new Set<string>();
   #nextId: number;
 
   /**
@@ -252,9 +264,25 @@ export class SchemaInference {
   }
 
   #declareColumn(name: string, declared: DeclarableType): void {
+    const column = this.#columns.get(name);
+    if (declared === "map") {
+      if (column === undefined) {
+        const existing = this.#namesByLowerCase.get(name.toLowerCase());
+        if (existing !== undefined) {
+          throw new DeclaredColumnError(name, `the table's column ${JSON.stringify(existing)} differs only in case`);
+        }
+        this.#declaredMaps.add(name);
+      } else if (typeof column.type !== "object" || column.type.kind !== "map") {
+        throw new DeclaredColumnError(
+          name,
+          `the table has it as ${typeToString(column.type)}, and Iceberg cannot change it to a map; ` +
+            "give the stream a new table (table:) to have the declared type",
+        );
+      }
+      return;
+    }
     // A json column is a string column of the JSON text (column-value.ts writes any value so).
     const type = declared === "json" ? "string" : declared;
-    const column = this.#columns.get(name);
     if (column === undefined) {
       const existing = this.#namesByLowerCase.get(name.toLowerCase());
       if (existing !== undefined) {
@@ -306,7 +334,16 @@ export class SchemaInference {
         if (newNames === undefined) newNames = new Map();
         newNames.set(lower, p.name);
         if (kind === "huge") return outOfRange(p.name, undefined, p.value);
-        if (kind === "object" || kind === "array") {
+        if (this.#declaredMaps.has(p.name)) {
+          if (kind !== "object") {
+            return mismatch("type-mismatch", p.name, `column declared map, value type ${describeValueType(kind)}`);
+          }
+          try {
+            types.push(mapShapeOf(p.value, NESTED_RULES, []));
+          } catch (error) {
+            return nestedMismatch(p.name, error);
+          }
+        } else if (kind === "object" || kind === "array") {
           try {
             types.push(shapeOf(p.value, NESTED_RULES));
           } catch (error) {
@@ -401,7 +438,7 @@ export function valueTypeOf(value: JsonValue, whole: boolean): ValueType {
 }
 
 /** The column a new field gets from its first value ("huge" gets none). */
-export function columnTypeFor(kind: Exclude<ValueType, "huge">): Exclude<DeclarableType, "json"> {
+export function columnTypeFor(kind: Exclude<ValueType, "huge">): Exclude<DeclarableType, "json" | "map"> {
   return kind === "object" || kind === "array" ? "string" : kind;
 }
 

@@ -2,6 +2,9 @@
 //   object  struct: one optional field per member whose value shows a type, in the order first seen
 //   array   list: an optional element whose type is the general type of the non-null elements
 //           (the structs of a list's elements merge: [{a: 1}, {b: 2}] is list<struct<a, b>>)
+//   object of a column declared map: map<string, V>, V the general type of the non-null member
+//           values as for a list's elements, so that arbitrary keys (ids, tags) are entries,
+//           not a struct field per key
 // A member that is null, an empty object, or an array without a non-null element shows no type:
 // it gets no field until a value shows one, as a top-level field seen only as null gets no
 // column (a guess would refuse the first real value later). The structs and lists made here have
@@ -12,7 +15,7 @@
 // a member whose value does not fit its field's type (an object where a scalar was, a string in
 // a long field of a column already in the table) refuses the record: NestedMismatch.
 import { withFreshIds } from "../iceberg/spec/fresh-ids.ts";
-import type { IcebergType, ListType, NestedField, StructType } from "../iceberg/spec/types.ts";
+import type { IcebergType, ListType, MapType, NestedField, StructType } from "../iceberg/spec/types.ts";
 import type { JsonValue } from "./json-message.ts";
 
 type Primitive = (kind: Exclude<PrimitiveKind, "huge">) => IcebergType;
@@ -36,12 +39,25 @@ export class NestedMismatch extends Error {
   }
 }
 
-export function isNested(type: IcebergType): type is StructType | ListType {
-  return typeof type === "object" && (type.kind === "struct" || type.kind === "list");
+export type NestedType = StructType | ListType | MapType;
+
+export function isNested(type: IcebergType): type is NestedType {
+  return typeof type === "object" && (type.kind === "struct" || type.kind === "list" || type.kind === "map");
 }
 
 /** Does the value go into a column of this nested type as it is? */
-export function fitsNested(type: StructType | ListType, value: JsonValue, rules: LeafRules): boolean {
+export function fitsNested(type: NestedType, value: JsonValue, rules: LeafRules): boolean {
+  if (type.kind === "map") {
+    // JSON object keys are strings: only a map with string keys holds them.
+    if (!isObject(value) || type.key !== "string") return false;
+    for (const name in value) {
+      const member = value[name]!;
+      if (member === null) {
+        if (type.valueRequired) return false;
+      } else if (!fitsAny(type.value, member, rules)) return false;
+    }
+    return true;
+  }
   if (type.kind === "list") {
     if (!Array.isArray(value)) return false;
     for (const element of value) {
@@ -90,16 +106,45 @@ export function shapeOf(value: JsonValue, rules: LeafRules, path: readonly strin
 }
 
 /**
+ * The map<string, V> a column declared map gets from its first object, new ids 0; undefined
+ * while no member value shows a type. Throws NestedMismatch for a value that is no object.
+ */
+export function mapShapeOf(value: JsonValue, rules: LeafRules, path: readonly string[] = []): MapType | undefined {
+  if (!isObject(value)) throw new NestedMismatch(path, `type map, value type ${rules.kindOf(value)}`);
+  let element: IcebergType | undefined;
+  for (const name in value) {
+    const item = value[name]!;
+    if (item === null) continue;
+    if (element === undefined) element = shapeOf(item, rules, path);
+    else if (!fitsAny(element, item, rules)) element = evolvedAny(element, item, rules, true, path);
+  }
+  return element === undefined
+    ? undefined
+    : { kind: "map", keyId: 0, key: "string", valueId: 0, value: element, valueRequired: false };
+}
+
+/**
  * The nested type widened to hold the value: new fields (id 0) for the members it lacks and, in
  * a column still `open` in its batch, more general leaf types. Throws NestedMismatch.
  */
 export function evolved(
-  type: StructType | ListType,
+  type: NestedType,
   value: JsonValue,
   rules: LeafRules,
   open: boolean,
   path: readonly string[],
-): StructType | ListType {
+): NestedType {
+  if (type.kind === "map") {
+    if (!isObject(value) || type.key !== "string") throw mismatchAt(path, type, rules.kindOf(value));
+    let element = type.value;
+    for (const name in value) {
+      const item = value[name]!;
+      if (item === null) {
+        if (type.valueRequired) throw new NestedMismatch(path, "a null value in a map of required values");
+      } else if (!fitsAny(element, item, rules)) element = evolvedAny(element, item, rules, open, path);
+    }
+    return element === type.value ? type : { ...type, value: element };
+  }
   if (type.kind === "list") {
     if (!Array.isArray(value)) throw mismatchAt(path, type, rules.kindOf(value));
     let element = type.element;
@@ -179,6 +224,10 @@ export function numberNewFields(
   if (type.kind === "list") {
     const inner = numberNewFields(type.element, parent, lastId, additions);
     return { type: { ...type, element: inner.type }, lastId: inner.lastId };
+  }
+  if (type.kind === "map") {
+    const inner = numberNewFields(type.value, parent, lastId, additions);
+    return { type: { ...type, value: inner.type }, lastId: inner.lastId };
   }
   if (type.kind !== "struct") return { type, lastId };
   let id = lastId;

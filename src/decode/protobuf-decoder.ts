@@ -10,22 +10,35 @@
 //   bytes                                   binary
 //   enum                                    string: the value's name (its number when unnamed)
 //   google.protobuf.Timestamp               timestamptz (nanoseconds truncated to microseconds)
-//   other messages, repeated and map fields string: the value's JSON text (proto3 JSON mapping:
-//                                           int64 as strings, enums by name, bytes as base64)
-//   oneof (not a proto3 optional)           one string column named by the oneof: the JSON
-//                                           text {"<field>": value} of the member that is set
+//   other messages                          struct: one optional field per field, mapped so
+//   repeated T                              list<T>: empty when the payload has none (proto3)
+//   map<K, V>                               map<K, V>, K mapped as a scalar (Iceberg's map keys
+//                                           are any primitive: map<int32, ...> is map<int, ...>)
+//   oneof (not a proto3 optional)           struct named by the oneof, one field per member,
+//                                           only the member that is set not null (as Confluent's
+//                                           ProtobufConverter makes a Connect struct of it)
+//   a message inside itself (recursion)     string: the inner message's JSON text, since a
+//   and a message without fields            table's type is finite and Parquet has no empty group
+//
+// A column declared json in the job file (columns: {x: json}), or a table's string column that
+// the schema makes nested (a table from before nested types), holds the field's JSON text
+// instead (decode's `text`), in the proto3 JSON mapping: int64 as strings, enums by name,
+// bytes as base64, a oneof as {"<member>": value}.
 //
 // A scalar without presence that the payload lacks is its default (0, "", false), as proto3
-// reads it; a proto3 optional or a message field that is absent is null.
+// reads it; a proto3 optional or a message field that is absent is null, at any depth.
 import protobuf from "protobufjs";
-import { decimal, type PrimitiveType } from "../iceberg/spec/types.ts";
+import { decimal, type IcebergType, type PrimitiveType } from "../iceberg/spec/types.ts";
 import { jsonText } from "./column-value.ts";
 import {
   exactInteger,
+  NO_TEXT_COLUMNS,
   type SchemaColumn,
   type SchemaDecoder,
+  type TextColumns,
   type TypedRecord,
   type TypedValue,
+  textColumnsOf,
   UnsupportedSchemaError,
 } from "./typed-record.ts";
 
@@ -35,15 +48,36 @@ interface MessageType {
   readonly type: protobuf.Type;
   readonly readers: ColumnReader[];
   readonly columns: SchemaColumn[];
+  readonly textColumns: WeakMap<TextColumns, readonly SchemaColumn[]>;
 }
 
+/** A top-level field's column, its value read from a decoded message, and its JSON text. */
 interface ColumnReader {
   readonly column: SchemaColumn;
-  read(message: Message, json: () => Record<string, unknown>): TypedValue;
+  read(message: Message): TypedValue;
+  text(message: Message, json: () => Record<string, unknown>): TypedValue;
 }
+
+/** A field (or oneof) of a message: its type, and its value read from the decoded message. */
+interface FieldMapping {
+  readonly name: string;
+  readonly type: IcebergType;
+  read(message: Message): TypedValue;
+}
+
+type Convert = (value: unknown) => TypedValue;
 
 const TIMESTAMP = ".google.protobuf.Timestamp";
 
+/** protobufjs's toObject options of the proto3 JSON mapping, for values kept as JSON text. */
+const JSON_OPTIONS: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  bytes: String,
+  // A repeated or map field that the payload lacks is empty, not absent (proto3).
+  arrays: true,
+  objects: true,
+};
 /**
  * The decoder of a .proto file's text; `references` are the files it imports (name as imported,
  * text), dependencies first. Throws UnsupportedSchemaError when the files do not parse.
@@ -93,7 +127,7 @@ export function protobufDecoder(
       }
       if (type === undefined) return undefined;
       const readers = readersOf(type);
-      found = { type, readers, columns: readers.map((r) => r.column) };
+      found = { type, readers, columns: readers.map((r) => r.column), textColumns: new WeakMap() };
       types.set(key, found);
     }
     return found;
@@ -105,7 +139,14 @@ export function protobufDecoder(
     // The table's columns come from the first message type; a value of another type of the file
     // names its columns itself, by its message indexes.
     columns: typeAt([0])!.columns,
-    decode(payload, messageIndexes) {
+    columnsOf(messageIndexes) {
+      try {
+        return typeAt(messageIndexes.length === 0 ? [0] : messageIndexes)?.columns;
+      } catch {
+        return undefined;
+      }
+    },
+    decode(payload, messageIndexes, text = NO_TEXT_COLUMNS) {
       let target: MessageType | undefined;
       try {
         target = typeAt(messageIndexes.length === 0 ? [0] : messageIndexes);
@@ -124,80 +165,187 @@ export function protobufDecoder(
         };
       }
       let json: Record<string, unknown> | undefined;
-      const asJson = () =>
-        (json ??= target.type.toObject(message as unknown as protobuf.Message, {
-          longs: String,
-          enums: String,
-          bytes: String,
-          // A repeated or map field that the payload lacks is empty, not absent (proto3).
-          arrays: true,
-          objects: true,
-        }));
+      const asJson = () => (json ??= target.type.toObject(message as unknown as protobuf.Message, JSON_OPTIONS));
       const record: TypedRecord = {};
-      for (const reader of target.readers) record[reader.column.name] = reader.read(message, asJson);
-      return { record, columns: target.columns };
+      for (const reader of target.readers) {
+        const name = reader.column.name;
+        record[name] = text.size > 0 && text.has(name) ? reader.text(message, asJson) : reader.read(message);
+      }
+      return { record, columns: textColumnsOf(target.columns, text, target.textColumns) };
     },
   };
 }
 
 function readersOf(type: protobuf.Type): ColumnReader[] {
-  const readers: ColumnReader[] = [];
+  const visiting = new Set([type]);
+  return mappingsOf(type, visiting).map((mapping) => ({
+    column: { name: mapping.name, type: mapping.type },
+    read: mapping.read,
+    text(message, json) {
+      const value = mapping.read(message);
+      if (value === null || typeof value === "string") return value;
+      const member = message[mapping.name];
+      // A oneof's JSON text names the member that is set.
+      if (typeof member === "string" && isOneofName(type, mapping.name)) {
+        return jsonText({ [member]: json()[member] } as never);
+      }
+      return jsonText(json()[mapping.name] as never);
+    },
+  }));
+}
+
+function isOneofName(type: protobuf.Type, name: string): boolean {
+  const oneof = type.oneofs?.[name];
+  return oneof !== undefined && !isSyntheticOneof(oneof);
+}
+
+/** The fields of a message type, a oneof as one struct; `visiting`: the message types above, this one included. */
+function mappingsOf(type: protobuf.Type, visiting: ReadonlySet<protobuf.Type>): FieldMapping[] {
+  const mappings: FieldMapping[] = [];
   const oneofsDone = new Set<string>();
   for (const field of type.fieldsArray) {
     const oneof = field.partOf;
     if (oneof !== null && oneof !== undefined && !isSyntheticOneof(oneof)) {
       if (oneofsDone.has(oneof.name)) continue;
       oneofsDone.add(oneof.name);
-      readers.push({
-        column: { name: oneof.name, type: "string" },
-        read(message, json) {
-          const member = message[oneof.name];
-          if (typeof member !== "string") return null;
-          return jsonText({ [member]: json()[member] } as never);
+      mappings.push(oneofMapping(oneof, visiting));
+      continue;
+    }
+    const name = field.name;
+    if (field.map) {
+      mappings.push({ name, ...mapFieldOf(field as unknown as protobuf.MapField, visiting) });
+      continue;
+    }
+    const value = singleValueOf(field, visiting);
+    if (field.repeated) {
+      const convert = value.convert;
+      mappings.push({
+        name,
+        type: { kind: "list", elementId: 0, element: value.type, elementRequired: false },
+        read: (message) => {
+          const items = message[name] as unknown[] | undefined;
+          return items === undefined || items === null ? [] : items.map((item) => convert(item));
         },
       });
       continue;
     }
     const hasPresence = (oneof !== null && oneof !== undefined) || field.resolvedType instanceof protobuf.Type;
-    const name = field.name;
-    const present = (message: Message) => !hasPresence || Object.hasOwn(message, name);
-    if (
-      field.repeated ||
-      field.map ||
-      (field.resolvedType instanceof protobuf.Type && field.resolvedType.fullName !== TIMESTAMP)
-    ) {
-      readers.push({
-        column: { name, type: "string" },
-        read(message, json) {
-          if (!present(message)) return null;
-          return jsonText(json()[name] as never);
-        },
-      });
-      continue;
-    }
-    const mapped = scalar(field);
-    readers.push({
-      column: { name, type: mapped.type },
-      read(message) {
-        if (!present(message)) return null;
-        const value = message[name];
-        return value === null || value === undefined ? null : mapped.convert(value);
+    const convert = value.convert;
+    mappings.push({
+      name,
+      type: value.type,
+      read: (message) => {
+        if (hasPresence && !Object.hasOwn(message, name)) return null;
+        const item = message[name];
+        return item === null || item === undefined ? null : convert(item);
       },
     });
   }
-  return readers;
+  return mappings;
+}
+
+/** A oneof: a struct of its members, the one that is set holding its value. */
+function oneofMapping(oneof: protobuf.OneOf, visiting: ReadonlySet<protobuf.Type>): FieldMapping {
+  const members = oneof.fieldsArray.map((field) => ({ name: field.name, ...singleValueOf(field, visiting) }));
+  return {
+    name: oneof.name,
+    type: {
+      kind: "struct",
+      fields: members.map((m) => ({ id: 0, name: m.name, required: false, type: m.type })),
+    },
+    read: (message) => {
+      const set = message[oneof.name];
+      if (typeof set !== "string") return null;
+      const out: { [field: string]: TypedValue } = Object.create(null);
+      for (const member of members) {
+        const item = member.name === set ? message[set] : undefined;
+        out[member.name] = item === null || item === undefined ? null : member.convert(item);
+      }
+      return out;
+    },
+  };
+}
+
+/** A map field: map<K, V>, its keys converted back from protobufjs's object keys. */
+function mapFieldOf(field: protobuf.MapField, visiting: ReadonlySet<protobuf.Type>): Omit<FieldMapping, "name"> {
+  const key = scalarOf(field.keyType, undefined, field.name);
+  const value = singleValueOf(field, visiting);
+  const keyOf = mapKeyReader(field.keyType);
+  const convertKey = key.convert;
+  const convert = value.convert;
+  const name = field.name;
+  return {
+    type: { kind: "map", keyId: 0, key: key.type, valueId: 0, value: value.type, valueRequired: false },
+    read: (message) => {
+      const out = new Map<TypedValue, TypedValue>();
+      const entries = message[name] as Record<string, unknown> | undefined;
+      if (entries === undefined || entries === null) return out;
+      for (const k of Object.keys(entries)) {
+        const item = entries[k];
+        out.set(convertKey(keyOf(k)), item === null || item === undefined ? null : convert(item));
+      }
+      return out;
+    },
+  };
+}
+
+const SIGNED_64 = new Set(["int64", "sint64", "sfixed64"]);
+const UNSIGNED_64 = new Set(["uint64", "fixed64"]);
+
+/** A map key as protobufjs keeps it (an object key: a 64-bit key as its 8-char hash, when long.js is there) -> its scalar. */
+function mapKeyReader(keyType: string): (key: string) => unknown {
+  if (keyType === "bool") return (key) => key === "true";
+  if (SIGNED_64.has(keyType) || UNSIGNED_64.has(keyType)) {
+    if (!protobuf.util.Long) return (key) => key;
+    const unsigned = UNSIGNED_64.has(keyType);
+    return (key) => {
+      const bits = protobuf.util.LongBits.fromHash(key);
+      const raw = (BigInt(bits.hi >>> 0) << 32n) | BigInt(bits.lo >>> 0);
+      return unsigned ? BigInt.asUintN(64, raw) : BigInt.asIntN(64, raw);
+    };
+  }
+  if (keyType === "string") return (key) => key;
+  return (key) => Number(key);
+}
+
+/** One value of a field (an element of a repeated field, a map's value): its type and converter. */
+function singleValueOf(
+  field: protobuf.Field | protobuf.MapField,
+  visiting: ReadonlySet<protobuf.Type>,
+): { type: IcebergType; convert: Convert } {
+  const resolved = field.resolvedType;
+  if (resolved instanceof protobuf.Type && resolved.fullName !== TIMESTAMP) {
+    const asText: Convert = (v) => jsonText(resolved.toObject(v as protobuf.Message, JSON_OPTIONS) as never);
+    if (visiting.has(resolved)) return { type: "string", convert: asText };
+    const inner = mappingsOf(resolved, new Set(visiting).add(resolved));
+    if (inner.length === 0) return { type: "string", convert: asText };
+    return {
+      type: { kind: "struct", fields: inner.map((m) => ({ id: 0, name: m.name, required: false, type: m.type })) },
+      convert: (value) => {
+        const message = value as Message;
+        const out: { [field: string]: TypedValue } = Object.create(null);
+        for (const m of inner) out[m.name] = m.read(message);
+        return out;
+      },
+    };
+  }
+  return scalarOf(field.type, resolved, field.name);
 }
 
 function isSyntheticOneof(oneof: protobuf.OneOf): boolean {
   return oneof.fieldsArray.length === 1 && oneof.name === `_${oneof.fieldsArray[0]!.name}`;
 }
 
-function scalar(field: protobuf.Field): { type: PrimitiveType; convert: (value: unknown) => TypedValue } {
-  if (field.resolvedType instanceof protobuf.Enum) {
-    const names = field.resolvedType.valuesById;
+function scalarOf(
+  typeName: string,
+  resolved: protobuf.Type | protobuf.Enum | null | undefined,
+  fieldName: string,
+): { type: PrimitiveType; convert: Convert } {
+  if (resolved instanceof protobuf.Enum) {
+    const names = resolved.valuesById;
     return { type: "string", convert: (v) => names[v as number] ?? String(v) };
   }
-  if (field.resolvedType instanceof protobuf.Type) {
+  if (resolved instanceof protobuf.Type) {
     // google.protobuf.Timestamp
     return {
       type: "timestamptz",
@@ -209,7 +357,7 @@ function scalar(field: protobuf.Field): { type: PrimitiveType; convert: (value: 
       },
     };
   }
-  switch (field.type) {
+  switch (typeName) {
     case "bool":
       return { type: "boolean", convert: (v) => v as boolean };
     case "int32":
@@ -235,8 +383,6 @@ function scalar(field: protobuf.Field): { type: PrimitiveType; convert: (value: 
     case "bytes":
       return { type: "binary", convert: (v) => Uint8Array.from(v as Uint8Array) };
     default:
-      throw new UnsupportedSchemaError(
-        `the Protobuf field ${field.name} has type ${field.type}, which floe does not map`,
-      );
+      throw new UnsupportedSchemaError(`the Protobuf field ${fieldName} has type ${typeName}, which floe does not map`);
   }
 }

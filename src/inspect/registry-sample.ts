@@ -6,6 +6,7 @@
 // schema version the table cannot take, on which a sync stops, counts as incompatible-schema.
 
 import type { TableSchema } from "../decode/infer-schema.ts";
+import type { JsonValue } from "../decode/json-message.ts";
 import { SchemaEvolutionError } from "../decode/registry-schema.ts";
 import type { SampledColumn, StreamSample } from "../decode/schema-sample.ts";
 import { EXAMPLE_MAX_CHARS } from "../decode/schema-sample.ts";
@@ -80,6 +81,23 @@ export class RegistrySample {
   }
 }
 
+/** A column value as JSON: bytes as base64, a struct as an object, a map as an object of its keys' text. */
+function jsonOf(value: TypedValue): JsonValue {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (Array.isArray(value)) return value.map(jsonOf);
+  if (value instanceof Map) {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [key, item] of value) out[String(key)] = jsonOf(item);
+    return out;
+  }
+  if (value !== null && typeof value === "object") {
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of Object.keys(value)) out[key] = jsonOf(value[key]!);
+    return out;
+  }
+  return value;
+}
+
 function valueKind(type: IcebergType): "boolean" | "long" | "double" | "timestamptz" | "string" {
   switch (type) {
     case "boolean":
@@ -98,7 +116,7 @@ function valueKind(type: IcebergType): "boolean" | "long" | "double" | "timestam
 }
 
 function exampleOf(value: TypedValue): string {
-  const json = value instanceof Uint8Array ? Buffer.from(value).toString("base64") : value;
+  const json = jsonOf(value);
   const text = typeof json === "string" ? json : stringifyJson(json);
   return text.length <= EXAMPLE_MAX_CHARS
     ? text

@@ -120,7 +120,7 @@ const bindingFields = {
     .check(z.superRefine(checkColumns, { when: () => true }))
     .optional()
     .describe(
-      "Column types by field, e.g. {amount: double}: they win over inference, when the table is created and for every value.",
+      "Column types by field, e.g. {amount: double}: they win over inference, when the table is created and for every value. json: the value's JSON text in a string column; map: a JSON object as map<string, V> instead of a struct. For avro and protobuf streams only json.",
     ),
   partition_by: partitionBySchema.optional(),
   ...changeStreamFields,
@@ -162,12 +162,15 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
     s.format !== "debezium" &&
     s.columns !== undefined
   ) {
-    // The registry's schema says what each column is.
-    ctx.addIssue({
-      code: "custom",
-      path: ["columns"],
-      message: `only with format json; this ${s.format} stream's columns come from its schema`,
-    });
+    // The registry's schema says what each column is; a field's JSON text is the one choice left.
+    for (const [name, type] of Object.entries(s.columns)) {
+      if (type === "json") continue;
+      ctx.addIssue({
+        code: "custom",
+        path: ["columns", name],
+        message: `only json (the field's JSON text) for an ${s.format} stream: its schema types its columns`,
+      });
+    }
   }
   if (s.partition_by)
     checkPartitionTypes(s.partition_by, columnTypesOf(s.columns as Record<string, DeclarableType> | undefined), ctx, [
@@ -386,9 +389,16 @@ export function jobFileJsonSchema(): Record<string, unknown> {
   };
 }
 
-/** The Iceberg types of declared columns: a json column is a string column. */
+/** The Iceberg types of declared columns: a json column is a string column, a map one a map (of values still unknown). */
 function columnTypesOf(columns: Record<string, DeclarableType> | undefined): Record<string, IcebergType> {
   const types: Record<string, IcebergType> = {};
-  for (const [name, type] of Object.entries(columns ?? {})) types[name] = type === "json" ? "string" : type;
+  for (const [name, type] of Object.entries(columns ?? {})) {
+    types[name] =
+      type === "json"
+        ? "string"
+        : type === "map"
+          ? { kind: "map", keyId: 0, key: "string", valueId: 0, value: "string", valueRequired: false }
+          : type;
+  }
   return types;
 }

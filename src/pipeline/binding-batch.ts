@@ -20,6 +20,7 @@ import type { SchemaMismatchReason } from "../decode/schema-mismatch.ts";
 import { kafkaKeyText } from "../decode/system-columns.ts";
 import {
   type ChangeDecoder,
+  NO_TEXT_COLUMNS,
   type SchemaDecoder,
   type TypedRecord,
   type TypedValue,
@@ -168,7 +169,7 @@ export class BindingBatch {
     if (typed) {
       if (decoders === undefined)
         throw new Error(`topic ${binding.topic}: a ${binding.format} stream needs the registry's decoders`);
-      this.#registry = { schema: new RegistrySchema(table), decoders };
+      this.#registry = { schema: new RegistrySchema(table, binding.columns), decoders };
       this.inference = this.#registry.schema;
     } else {
       this.#json = bindingInference(binding, table);
@@ -489,7 +490,11 @@ export class BindingBatch {
       this.#addFramedChange(message, registry, schemaId, lookup.decoder, payload, this.#envelope);
       return;
     }
-    const decoded = lookup.decoder.decode(payload, messageIndexes);
+    const variant = messageIndexes.join(",");
+    const schemaColumns = lookup.decoder.columnsOf(messageIndexes);
+    const text =
+      schemaColumns === undefined ? NO_TEXT_COLUMNS : registry.schema.textColumns(schemaId, schemaColumns, variant);
+    const decoded = lookup.decoder.decode(payload, messageIndexes, text);
     if ("problem" in decoded) {
       this.#reject(message, "undecodable", `schema id ${schemaId}: ${decoded.problem}`);
       return;
@@ -502,7 +507,7 @@ export class BindingBatch {
       this.#reject(message, "missing-dedup-key", "the message has no key and the key is the dedup key");
     } else {
       // Throws SchemaEvolutionError for a schema the table cannot take: nothing of the batch is committed.
-      registry.schema.observe(schemaId, decoded.columns, message, messageIndexes.join(","));
+      registry.schema.observe(schemaId, decoded.columns, message, variant);
       this.#push(message, typed);
     }
   }
@@ -523,7 +528,9 @@ export class BindingBatch {
     if (changes === undefined) {
       try {
         if (decoder.changes === undefined) throw new UnsupportedSchemaError(`a ${this.binding.format} schema`);
-        changes = decoder.changes(envelope);
+        const plain = decoder.changes(envelope);
+        const text = registry.schema.textColumns(schemaId, plain.columns, "change");
+        changes = text.size === 0 ? plain : decoder.changes(envelope, text);
       } catch (error) {
         if (!(error instanceof UnsupportedSchemaError)) throw error;
         changes = `schema id ${schemaId}: ${error.message}; change events need Avro envelopes`;

@@ -162,7 +162,7 @@ async function commitRound(
     await table.updateSchema((change) => {
       for (const c of changes) {
         if (c.kind === "add-column") change.addColumn(c.field.name, c.field.type, c.field.doc, c.parent);
-        else change.widenColumn(c.name, c.to);
+        else change.widenColumn(c.name, c.to, c.parent);
       }
     });
     report.columnsAdded = changes.flatMap((c) =>

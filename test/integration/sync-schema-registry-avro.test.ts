@@ -117,9 +117,9 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
     fixed_uid: "uuid",
     hash: "fixed[4]",
     color: "string",
-    address: "string",
-    tags: "string",
-    scores: "string",
+    address: "struct<city: string>",
+    tags: "list<string>",
+    scores: "map<string, int>",
   });
   assert.equal(schema.fields.find((f) => f.name === "id")!.doc, "the reading's id");
   assert.equal(schema.fields.find((f) => f.name === "name")!.doc, "optional name");
@@ -144,9 +144,9 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
       price: "123.45",
       uid: "6f1c1a4e-6a5e-4c8b-9c1f-3f0b1c2d3e4f",
       color: "GREEN",
-      address: '{"city":"Oslo"}',
-      tags: '["a","b"]',
-      scores: '{"x":1}',
+      address: { city: "Oslo" },
+      tags: ["a", "b"],
+      scores: [["x", 1]],
     },
     {
       id: 9007199254740993n,
@@ -167,9 +167,9 @@ test("Avro: every type and logical type lands in its Iceberg type, read back by 
       price: "-0.01",
       uid: "6f1c1a4e-6a5e-4c8b-9c1f-3f0b1c2d3e4f",
       color: "RED",
-      address: '{"city":"Oslo"}',
-      tags: '["a","b"]',
-      scores: '{"x":1}',
+      address: { city: "Oslo" },
+      tags: ["a", "b"],
+      scores: [["x", 1]],
     },
   ];
   const columns = Object.keys(model[0]!);

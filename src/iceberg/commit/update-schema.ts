@@ -1,7 +1,8 @@
 // Schema evolution (spec "Schema Evolution"): add optional columns with fresh field ids, at the
-// top level or inside a struct (a parent path of field names; a list's element struct is
-// reached through the list, as Java's UpdateSchema does), and widen primitive types (int ->
-// long, float -> double, decimal precision). Changes are kept
+// top level or inside a struct (a parent path of field names; a list's element struct and a
+// map's value struct are reached through the list or map, as Java's UpdateSchema does), and
+// widen primitive types (int -> long, float -> double, decimal precision), of a top-level
+// column or of a field inside a struct reached so. Changes are kept
 // by column name and re-applied to whatever schema is current at commit time, so a retry
 // after a concurrent schema change neither duplicates a column nor loses one.
 
@@ -23,7 +24,7 @@ import { ValidationError } from "./validation-error.ts";
 
 type Change =
   | { kind: "add-column"; name: string; type: IcebergType; doc?: string; parent?: readonly string[] }
-  | { kind: "widen"; name: string; type: PrimitiveType };
+  | { kind: "widen"; name: string; type: PrimitiveType; parent?: readonly string[] };
 
 export interface SchemaUpdates {
   updates: TableUpdate[];
@@ -45,8 +46,14 @@ export class SchemaChange {
     return this;
   }
 
-  widenColumn(name: string, type: PrimitiveType): this {
-    this.#changes.push({ kind: "widen", name, type });
+  /** `parent`: the names of the struct fields down to the struct that has the field. */
+  widenColumn(name: string, type: PrimitiveType, parent?: readonly string[]): this {
+    this.#changes.push({
+      kind: "widen",
+      name,
+      type,
+      ...(parent === undefined || parent.length === 0 ? {} : { parent }),
+    });
     return this;
   }
 
@@ -65,6 +72,13 @@ export class SchemaChange {
         if (added === undefined) continue;
         fields.splice(0, fields.length, ...added.fields);
         nextId = added.lastId;
+        changed = true;
+        continue;
+      }
+      if (change.kind === "widen" && change.parent !== undefined) {
+        const widened = widenNested(fields, change.parent, change.name, change.type);
+        if (widened === undefined) continue;
+        fields.splice(0, fields.length, ...widened);
         changed = true;
         continue;
       }
@@ -154,6 +168,10 @@ function withNested(
     const inner = withNested(parentType.element, rest, name, type, lastId, parent);
     return inner && { type: { ...parentType, element: inner.type }, lastId: inner.lastId };
   }
+  if (typeof parentType === "object" && parentType.kind === "map") {
+    const inner = withNested(parentType.value, rest, name, type, lastId, parent);
+    return inner && { type: { ...parentType, value: inner.type }, lastId: inner.lastId };
+  }
   if (typeof parentType !== "object" || parentType.kind !== "struct") {
     throw new ValidationError(`cannot add column ${parent.join(".")}.${name}: the parent is no struct`);
   }
@@ -174,6 +192,61 @@ function withNested(
   const fresh = withFreshIds(type, id);
   const field: NestedField = { id, name, required: false, type: fresh.type };
   return { type: { kind: "struct", fields: [...parentType.fields, field] }, lastId: fresh.lastId };
+}
+
+/**
+ * The fields with the field `name` of the struct at `parent` widened to `type`, or undefined
+ * when it has that type already (a retry). Throws when there is no such field or it cannot be.
+ */
+function widenNested(
+  fields: readonly NestedField[],
+  parent: readonly string[],
+  name: string,
+  type: PrimitiveType,
+): NestedField[] | undefined {
+  const where = [...parent, name].join(".");
+  const [head, ...rest] = parent;
+  const index = fields.findIndex((f) => f.name === (head ?? name));
+  const field = fields[index];
+  if (field === undefined) throw new ValidationError(`cannot widen column ${where}: no field ${head ?? name}`);
+  if (head === undefined) {
+    if (!isPrimitive(field.type) || !canPromote(field.type, type)) {
+      throw new ValidationError(
+        `cannot change column ${where} from ${typeToString(field.type)} to ${typeToString(type)}`,
+      );
+    }
+    if (typeToString(field.type) === typeToString(type)) return undefined;
+    const next = [...fields];
+    next[index] = { ...field, type };
+    return next;
+  }
+  const inner = widenIn(field.type, rest, name, type, where);
+  if (inner === undefined) return undefined;
+  const next = [...fields];
+  next[index] = { ...field, type: inner };
+  return next;
+}
+
+function widenIn(
+  parentType: IcebergType,
+  rest: readonly string[],
+  name: string,
+  type: PrimitiveType,
+  where: string,
+): IcebergType | undefined {
+  if (typeof parentType === "object" && parentType.kind === "list") {
+    const inner = widenIn(parentType.element, rest, name, type, where);
+    return inner && { ...parentType, element: inner };
+  }
+  if (typeof parentType === "object" && parentType.kind === "map") {
+    const inner = widenIn(parentType.value, rest, name, type, where);
+    return inner && { ...parentType, value: inner };
+  }
+  if (typeof parentType !== "object" || parentType.kind !== "struct") {
+    throw new ValidationError(`cannot widen column ${where}: the parent is no struct`);
+  }
+  const fields = widenNested(parentType.fields, rest, name, type);
+  return fields && { kind: "struct", fields };
 }
 
 /** UpdateSchema on its own: a metadata-only commit, no snapshot. */

@@ -213,3 +213,85 @@ test("struct fields named like Object.prototype's members are fields like any ot
     ["toString", 2],
   ]);
 });
+
+test("a column declared map is map<string, V>: keys are entries, values merge as a list's elements do", () => {
+  const inference = new SchemaInference(undefined, new Map([["attrs", "map"]]));
+  assert.equal(
+    inference.schema.fields.some((f) => f.name === "attrs"),
+    false,
+    "no column before a value shows its type",
+  );
+  fit(inference, '{"id":1,"attrs":{"u1":{"n":1},"u2":null}}');
+  fit(inference, '{"id":2,"attrs":{"u3":{"n":2,"tag":"x"}}}');
+  inference.settle();
+  const attrs = inference.schema.fields.find((f) => f.name === "attrs")!;
+  assert.equal(typeToString(attrs.type), "map<string, struct<n: long, tag: string>>");
+  assert.ok(typeof attrs.type === "object" && attrs.type.kind === "map");
+  assert.deepEqual(
+    [attrs.id, attrs.type.keyId, attrs.type.valueId],
+    [attrs.id, attrs.id + 1, attrs.id + 2],
+    "the key and value ids follow the column's",
+  );
+  const scalar = inference.observe(json('{"attrs":5}'));
+  assert.equal(scalar?.field, "attrs");
+  const nested = inference.observe(json('{"attrs":{"u9":{"n":"text"}}}'));
+  assert.equal(nested?.reason, "type-mismatch");
+
+  // A table's map column takes objects; a struct field new in its values is added through the map.
+  const table: TableSchema = { schema: inference.schema, lastColumnId: inference.lastColumnId };
+  const next = new SchemaInference(table, new Map([["attrs", "map"]]));
+  fit(next, '{"attrs":{"u4":{"n":3,"since":"2026-01-02T03:04:05Z"}}}');
+  const changes = next.changes();
+  assert.deepEqual(
+    changes.map((c) => (c.kind === "add-column" ? [c.parent, c.field.name, typeToString(c.field.type)] : c)),
+    [[["attrs"], "since", "timestamptz"]],
+  );
+  const change = new SchemaChange();
+  for (const c of changes)
+    if (c.kind === "add-column") change.addColumn(c.field.name, c.field.type, c.field.doc, c.parent);
+  assert.equal(
+    typeToString(change.applyTo(table.schema, table.lastColumnId)!.fields.find((f) => f.name === "attrs")!.type),
+    "map<string, struct<n: long, tag: string, since: timestamptz>>",
+  );
+
+  // Converted as a Map of its members: a key named __proto__ is a key.
+  const convert = columnConverter(attrs.type);
+  assert.deepEqual(
+    convert(json('{"m":{"__proto__":{"n":1},"b":null}}').record.m!),
+    new Map<string, unknown>([
+      ["__proto__", Object.assign(Object.create(null), { n: 1, tag: null })],
+      ["b", null],
+    ]),
+  );
+});
+
+test("a map declared for a column the table has as another type is refused when the job starts", () => {
+  const inference = new SchemaInference();
+  fit(inference, '{"attrs":{"a":1}}');
+  assert.throws(
+    () =>
+      new SchemaInference(
+        { schema: inference.schema, lastColumnId: inference.lastColumnId },
+        new Map([["attrs", "map"]]),
+      ),
+    /declared under columns: the table has it as struct<a: long>/,
+  );
+});
+
+test("a map column's rows write a Parquet file that reads back as key/value entries", async () => {
+  const inference = new SchemaInference(undefined, new Map([["attrs", "map"]]));
+  const texts = ['{"attrs":{"a":1,"b":2}}', '{"attrs":{}}', '{"id":3}'];
+  for (const text of texts) fit(inference, text);
+  inference.settle();
+  const fields = user(inference.schema);
+  const batch = new ColumnBatchBuilder({ ...inference.schema, fields });
+  const convert = columnConverter(fields.find((f) => f.name === "attrs")!.type);
+  for (const text of texts) {
+    const value = json(text).record.attrs;
+    batch.appendRow({ attrs: value == null ? null : convert(value) });
+  }
+  const [file] = writeDataFiles(batch.build(), { ...inference.schema, fields });
+  const read = await parquetReadObjects({ file: file!.bytes.buffer.slice(0) as ArrayBuffer, compressors });
+  assert.deepEqual(read[0]!.attrs, { a: 1n, b: 2n });
+  assert.deepEqual(read[1]!.attrs, {});
+});

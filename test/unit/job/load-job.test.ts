@@ -144,7 +144,7 @@ default_stream: {mode: append, columns: [amount]}
 `),
     ),
     [
-      '9: streams.orders.columns.amount: expected boolean | long | double | string | timestamptz | json, got "float"',
+      '9: streams.orders.columns.amount: expected boolean | long | double | string | timestamptz | json | map, got "float"',
       "9: streams.orders.columns.: key: must not be empty",
       "9: streams.orders.columns._kafka_offset: _kafka_offset is a floe system column; its type is fixed",
       "9: streams.orders.columns.id: differs from Id only in case, and Spark, Databricks and Trino match column names without case",

@@ -59,15 +59,18 @@ test("auth: none by default, or a bearer token; format json by default", () => {
   assert.doesNotMatch(JSON.stringify(bearer.source.schemaRegistry), /"tok"/);
 });
 
-test("avro and protobuf need a registry; columns only with json; key fields need key_format", () => {
+test("avro and protobuf need a registry; their columns only declared json; key fields need key_format", () => {
   assert.deepEqual(problems(job("", "  t: {mode: append, format: avro}\n  u: {mode: append, key_format: protobuf}")), [
     "8: streams.t.format: avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
     "9: streams.u.key_format: avro, protobuf and json_schema need source.kafka.schema_registry, where the schemas are",
   ]);
   const registry = "    schema_registry: {url: 'http://r:8081'}";
-  assert.deepEqual(problems(job(registry, "  t: {mode: append, format: avro, columns: {a: long}}")), [
-    "8: streams.t.columns: only with format json; this avro stream's columns come from its schema",
+  assert.deepEqual(problems(job(registry, "  t: {mode: append, format: avro, columns: {a: long, b: json, c: map}}")), [
+    "8: streams.t.columns.a: only json (the field's JSON text) for an avro stream: its schema types its columns",
+    "8: streams.t.columns.c: only json (the field's JSON text) for an avro stream: its schema types its columns",
   ]);
+  const text = parseJob(job(registry, "  t: {mode: append, format: protobuf, columns: {b: json}}"), "j.yaml");
+  assert.deepEqual([...text.bindings.get("t")!.columns], [["b", "json"]]);
   assert.deepEqual(problems(job(registry, "  t: {mode: upsert, dedup_keys: [_kafka_key.id]}")), [
     "8: streams.t.dedup_keys.0: a field of the key needs key_format: avro, protobuf or json_schema (the key's schema names its fields)",
   ]);
