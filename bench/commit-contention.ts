@@ -200,7 +200,9 @@ async function runConfiguration(
     const read = await readers.rows(engine, ref, { columns: ["member", "offset"] });
     const distinct = new Set(read.map((r) => `${r.member}/${r.offset}`));
     if (read.length !== committedRows || distinct.size !== committedRows) {
-      throw new Error(`${engine} read ${read.length} rows (${distinct.size} distinct) of ${name}, not ${committedRows}`);
+      throw new Error(
+        `${engine} read ${read.length} rows (${distinct.size} distinct) of ${name}, not ${committedRows}`,
+      );
     }
   }
   const table = await Table.load(catalog, id);
@@ -208,7 +210,9 @@ async function runConfiguration(
   for (const r of results) {
     const recorded = position.get(r.member)?.toString() ?? "0";
     if (recorded !== r.lastOffset) {
-      throw new Error(`${name}: the table records partition ${r.member} at ${recorded}, its member committed ${r.lastOffset}`);
+      throw new Error(
+        `${name}: the table records partition ${r.member} at ${recorded}, its member committed ${r.lastOffset}`,
+      );
     }
   }
   await catalog.close();
