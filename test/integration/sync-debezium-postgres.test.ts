@@ -60,7 +60,7 @@ function seedRow(id: number): string {
   const active = id % 3 === 0 ? "NULL" : id % 2 === 0 ? "true" : "false";
   const ref = `'00000000-0000-4000-8000-${String(id).padStart(12, "0")}'`;
   const attrs = id % 4 === 0 ? "NULL" : `'{"tier": ${id % 3}, "tags": ["a", "b${id}"]}'`;
-  return `(${id}, 'c${id}', ${id % 7 === 0 ? -id : balance}, '${tz}', ${seen}, ${born}, ${active}, ${ref}, ${attrs}, ${9_007_199_254_740_993n + BigInt(id)}, ${id % 2 === 0 ? `${id}.0` : `${id}.25`}, ${id % 200})`;
+  return `(${id}, 'c${id}', ${id % 7 === 0 ? -id : balance}, '${tz}', ${seen}, ${born}, ${active}, ${ref}, ${attrs}, ${9_007_199_254_740_993n + BigInt(id)}, ${id % 2 === 1 ? `${id}.0` : `${id}.25`}, ${id % 200})`;
 }
 
 before(async () => {
