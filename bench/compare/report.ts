@@ -213,7 +213,7 @@ function markdown(
       Object.entries(report.installSeconds)
         .map(([k, v]) => (v < 1 ? `${k} already there` : `${k} ${f(v)} s`))
         .join(", ") || "none"
-    } (a first install fetches from Maven Central into .local/bench/).`,
+    } (a first install fetches from Maven Central into .local/kafka-connect/ and .local/bench/).`,
     "",
     "## Machine and versions",
     "",

@@ -1,19 +1,16 @@
 // What the comparison benchmark (bench/compare/) runs besides floe, fetched from Maven Central
-// into .local/bench/: a Kafka Connect worker with the Apache Iceberg sink as a plugin, and the
+// into .local/: a Kafka Connect worker (kafka-connect.ts) with the Apache Iceberg sink as a plugin, and the
 // Kafka source of Spark Structured Streaming (PySpark itself is the readers' venv,
 // dev/services/readers.ts). Not one of the services of `npm test`: nothing but the benchmark
 // needs it, so `npm run bench` installs it (idempotent; a changed pom builds beside the old).
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { copyGoal, installConnectPlugin, installConnectWorker, pomProperty } from "./kafka-connect.ts";
 import { buildBeside, copyMavenJars, localDir, root } from "./lib.ts";
 
 const name = "bench-systems";
 const recipes = join(root, "dev", "services", "bench-systems");
-const connectPom = join(recipes, "connect", "pom.xml");
 const pluginPom = join(recipes, "connect-plugin", "pom.xml");
 const sparkKafkaPom = join(recipes, "spark-kafka", "pom.xml");
-/** The copy goal at a fixed plugin version, so an install does not float with Maven's default. */
-const copyGoal = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies";
 
 export interface ConnectInstall {
   /** The worker's class path (ConnectStandalone). */
@@ -25,23 +22,14 @@ export interface ConnectInstall {
   kafkaVersion: string;
 }
 
-/** The Connect worker and the Iceberg sink plugin, fetched unless there. */
+/** The Connect worker (kafka-connect.ts) and the Iceberg sink plugin, fetched unless there. */
 export function installConnect(): ConnectInstall {
-  const dir = buildBeside([connectPom, pluginPom], join(localDir, "bench", "connect"), (staging) => {
-    copyMavenJars(name, "the Kafka Connect worker", connectPom, join(staging, "libs"), {
-      goal: copyGoal,
-      options: ["-DincludeScope=runtime"],
-    });
-    copyMavenJars(name, "the Iceberg Kafka Connect sink", pluginPom, join(staging, "plugins", "iceberg"), {
-      goal: copyGoal,
-      options: ["-DincludeScope=runtime"],
-    });
-  });
+  const worker = installConnectWorker(name);
   return {
-    classpath: join(dir, "libs", "*"),
-    pluginPath: join(dir, "plugins"),
+    classpath: worker.classpath,
+    pluginPath: installConnectPlugin(name, "the Iceberg Kafka Connect sink", pluginPom, "iceberg"),
     sinkVersion: pomProperty(pluginPom, "iceberg.version"),
-    kafkaVersion: pomProperty(connectPom, "kafka.version"),
+    kafkaVersion: worker.kafkaVersion,
   };
 }
 
@@ -60,11 +48,4 @@ export function installSparkKafka(): SparkKafkaInstall {
     }),
   );
   return { jars, connectorVersion: pomProperty(sparkKafkaPom, "spark.version") };
-}
-
-function pomProperty(pom: string, property: string): string {
-  const text = readFileSync(pom, "utf8");
-  const match = new RegExp(`<${property.replaceAll(".", "\\.")}>([^<]+)</`).exec(text);
-  if (match === null) throw new Error(`${pom} has no <${property}>`);
-  return match[1]!;
 }

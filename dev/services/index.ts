@@ -2,6 +2,7 @@
 // catalog needs MinIO up).
 import { azuriteService } from "./azurite.ts";
 import { chromiumService } from "./chromium.ts";
+import { debeziumService } from "./debezium.ts";
 import { fakeGcsService } from "./fake-gcs-server.ts";
 import { icebergRest } from "./iceberg-rest.ts";
 import { icebergRestS3 } from "./iceberg-rest-s3.ts";
@@ -27,4 +28,5 @@ export const services: Service[] = [
   schemaRegistryService,
   readers,
   chromiumService,
+  debeziumService,
 ];

@@ -1,8 +1,12 @@
 // A source table and the change events Debezium's Postgres connector would emit for it, in
 // Debezium's documented JSON format (JsonConverter with schemas.enable=true: each key and value
 // is `{schema, payload}`; the value's payload is the envelope {before, after, source, op, ts_ms,
-// transaction}). Produced to the format, not captured from a running Postgres. The table itself
-// is the model: after any sequence of changes, the Iceberg table must hold exactly its rows.
+// transaction}). Produced to the format, not captured from a running Postgres
+// (test/integration/sync-debezium-postgres.test.ts captures from one), in the shapes Debezium
+// 3.6 was seen to write there: a delete's before image holds the primary key and nulls (replica
+// identity DEFAULT), and the key-change headers hold the key's payload without its schema. The
+// table itself is the model: after any sequence of changes, the Iceberg table must hold exactly
+// its rows.
 //
 // Columns: id int32 (the primary key), name string, balance Decimal(10, 2) (base64 bytes),
 // born io.debezium.time.Date (days), updated_at io.debezium.time.MicroTimestamp (µs); addColumn
@@ -72,7 +76,7 @@ export class DebeziumTable {
     const before = this.rows.get(id);
     if (!before) throw new Error(`no row ${id}`);
     this.rows.delete(id);
-    return [this.#event("d", before, null), this.#tombstone(id)];
+    return [this.#event("d", keyOnly(before), null), this.#tombstone(id)];
   }
 
   /** An UPDATE of the primary key: Debezium's delete of the old key, its tombstone, and a create of the new key. */
@@ -82,10 +86,10 @@ export class DebeziumTable {
     const after = { ...before, id: newId };
     this.rows.delete(id);
     this.rows.set(newId, after);
-    const oldKey = keyText(this.#topicPrefix, id);
-    const newKey = keyText(this.#topicPrefix, newId);
+    const oldKey = JSON.stringify({ id });
+    const newKey = JSON.stringify({ id: newId });
     const lsn = this.#nextLsn();
-    const d = this.#event("d", before, null, false, lsn);
+    const d = this.#event("d", keyOnly(before), null, false, lsn);
     d.headers = { "__debezium.newkey": newKey };
     const tombstone = this.#tombstone(id);
     tombstone.headers = { "__debezium.newkey": newKey };
@@ -110,7 +114,7 @@ export class DebeziumTable {
     return m;
   }
 
-  #event(op: string, before: SourceRow | null, after: SourceRow | null, snapshot = false, lsn = this.#nextLsn()) {
+  #event(op: string, before: KeyOnlyRow | SourceRow | null, after: SourceRow | null, snapshot = false, lsn = this.#nextLsn()) {
     const ts = BASE_TS + (lsn - BASE_LSN);
     const rowSchema = (field: string) => ({
       type: "struct",
@@ -190,7 +194,7 @@ export class DebeziumTable {
         before: before && this.#image(before),
         after: after && this.#image(after),
         source: {
-          version: "2.7.3.Final",
+          version: "3.6.1.Final",
           connector: "postgresql",
           name: this.server,
           ts_ms: ts,
@@ -213,17 +217,31 @@ export class DebeziumTable {
     return m;
   }
 
-  #image(row: SourceRow): Record<string, unknown> {
+  #image(row: KeyOnlyRow | SourceRow): Record<string, unknown> {
     const image: Record<string, unknown> = {
       id: row.id,
-      name: row.name,
-      balance: decimalBytes(row.balance),
-      born: Math.round(Date.parse(`${row.born}T00:00:00Z`) / 86_400_000),
-      updated_at: row.updatedAt,
+      name: row.name ?? null,
+      balance: row.balance === undefined ? null : decimalBytes(row.balance),
+      born: row.born === undefined ? null : Math.round(Date.parse(`${row.born}T00:00:00Z`) / 86_400_000),
+      updated_at: row.updatedAt ?? null,
     };
     for (const c of this.extraColumns) image[c] = row[c] ?? null;
     return image;
   }
+}
+
+/** A delete's before image under replica identity DEFAULT: the primary key, every other column null. */
+interface KeyOnlyRow {
+  id: number;
+  name?: undefined;
+  balance?: undefined;
+  born?: undefined;
+  updatedAt?: undefined;
+  [extra: string]: string | number | undefined;
+}
+
+function keyOnly(row: SourceRow): KeyOnlyRow {
+  return { id: row.id };
 }
 
 /** The key Debezium writes: the primary key as a struct, with its schema. */
@@ -360,8 +378,8 @@ export function avroEnvelope(value: unknown, table: DebeziumTable): Record<strin
     row && {
       ...Object.fromEntries(table.extraColumns.map((c) => [c, null])),
       ...row,
-      balance: Buffer.from(row.balance as string, "base64"),
-      updated_at: BigInt(row.updated_at as number),
+      balance: row.balance === null ? null : Buffer.from(row.balance as string, "base64"),
+      updated_at: row.updated_at === null ? null : BigInt(row.updated_at as number),
     };
   const source = payload.source as Record<string, unknown>;
   return {

@@ -2,7 +2,9 @@
 // into the test REST catalog: after every phase DuckDB, PyIceberg and Spark read exactly the
 // source table's rows. The events are produced to Debezium's documented JSON format (the
 // JsonConverter's {schema, payload}, keys included, with the __debezium.oldkey/newkey headers
-// of a key change; test/helpers/debezium-events.ts), not captured from a running Postgres.
+// of a key change; test/helpers/debezium-events.ts), not captured from a running Postgres:
+// sync-debezium-postgres.test.ts lands what Debezium captures from one. This one reaches what a
+// real connector does not send on demand: a replay of older events in one sync with newer ones.
 //
 // Phases: the snapshot (op r); inserts, updates, deletes with their tombstones; a primary-key
 // change; a connector replay (older events again, in the same sync as newer ones and in a sync

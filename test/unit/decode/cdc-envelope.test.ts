@@ -166,3 +166,84 @@ test("Debezium's Avro envelope: the after record's fields are the columns, with 
     /no record field after/,
   );
 });
+
+// Events as Debezium 3.6.1's Postgres connector wrote them (pgoutput, JsonConverter with
+// schemas, default decimal and time handling), captured by sync-debezium-postgres.test.ts; the
+// schema keeps the after/before struct, the rest of the envelope's schema is left out.
+const capturedRowSchema = {
+  type: "struct",
+  fields: [
+    { type: "int32", optional: false, field: "id" },
+    { type: "string", optional: true, field: "name" },
+    {
+      type: "bytes",
+      optional: true,
+      name: "org.apache.kafka.connect.data.Decimal",
+      version: 1,
+      parameters: { scale: "2", "connect.decimal.precision": "10" },
+      field: "balance",
+    },
+    { type: "string", optional: true, name: "io.debezium.time.ZonedTimestamp", version: 1, field: "updated_at" },
+    { type: "int64", optional: true, name: "io.debezium.time.MicroTimestamp", version: 1, field: "seen_at" },
+    { type: "int32", optional: true, name: "io.debezium.time.Date", version: 1, field: "born" },
+    { type: "boolean", optional: true, field: "active" },
+    { type: "string", optional: true, name: "io.debezium.data.Uuid", version: 1, field: "ref" },
+    { type: "string", optional: true, name: "io.debezium.data.Json", version: 1, field: "attrs" },
+    { type: "int64", optional: true, field: "visits" },
+    { type: "double", optional: true, field: "rating" },
+  ],
+  optional: true,
+  name: "probe.public.customers.Value",
+};
+const capturedSchema = {
+  type: "struct",
+  fields: [
+    { ...capturedRowSchema, field: "before" },
+    { ...capturedRowSchema, field: "after" },
+  ],
+  optional: false,
+  name: "probe.public.customers.Envelope",
+};
+const capturedSource = `{"version":"3.6.1.Final","connector":"postgresql","name":"probe","ts_ms":1796295732748,"snapshot":"false","db":"shop","sequence":"[null,\\"26369712\\"]","ts_us":1796295732748752,"ts_ns":1796295732748752000,"schema":"public","table":"customers","txId":729,"lsn":26369712,"xmin":null,"origin":null,"origin_lsn":null}`;
+
+/** The change, and the after image's fields written as whole decimals (4.0: a double, not a long). */
+function captured(payload: string): Change & { wholeDecimals: ReadonlySet<string> | undefined } {
+  const text = `{"schema":${JSON.stringify(capturedSchema)},"payload":${payload}}`;
+  const decoded = decodeJsonMessage(new TextEncoder().encode(text), (root) => (root.payload as JsonRecord)?.after);
+  assert.equal(decoded.kind, "record");
+  const { record, wholeDecimals } = decoded as { record: JsonRecord; wholeDecimals: ReadonlySet<string> | undefined };
+  return { ...change(record), wholeDecimals };
+}
+
+test("a real Debezium 3.6 update: every logical type of the Postgres row as floe's columns take it", () => {
+  const c = captured(
+    `{"before":null,"after":{"id":1,"name":"uno","balance":"BOI=","updated_at":"2026-01-01T10:00:00.123456Z","seen_at":1767261600000000,"born":7338,"active":true,"ref":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11","attrs":"{\\"a\\": 1, \\"b\\": [1, 2]}","visits":9007199254740993,"rating":4.0},"source":${capturedSource},"transaction":null,"op":"u","ts_ms":1796295733096,"ts_us":1796295733096558,"ts_ns":1796295733096558331}`,
+  );
+  assert.equal(c.kind, "update");
+  assert.deepEqual([...(c.wholeDecimals ?? [])], ["rating"]);
+  assert.deepEqual(c.image, {
+    id: 1,
+    name: "uno",
+    balance: "12.50",
+    updated_at: "2026-01-01T10:00:00.123456Z",
+    seen_at: "2026-01-01T10:00:00.000000Z",
+    born: "1990-02-03",
+    active: true,
+    ref: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+    attrs: '{"a": 1, "b": [1, 2]}',
+    visits: 9007199254740993n,
+    rating: 4,
+    [CDC_POSITION]: "0000000000026369712",
+  });
+  assert.equal(c.position, "0000000000026369712");
+  assert.equal(c.tsMillis, 1796295732748);
+});
+
+test("a real Debezium 3.6 delete: the before image holds the primary key and nulls", () => {
+  const c = captured(
+    `{"before":{"id":2,"name":null,"balance":null,"updated_at":null,"seen_at":null,"born":null,"active":null,"ref":null,"attrs":null,"visits":null,"rating":null},"after":null,"source":${capturedSource},"transaction":null,"op":"d","ts_ms":1796295733099}`,
+  );
+  assert.equal(c.kind, "delete");
+  assert.equal(c.image.id, 2);
+  assert.equal(c.position, "0000000000026369712");
+});
