@@ -114,7 +114,13 @@ export class DebeziumTable {
     return m;
   }
 
-  #event(op: string, before: KeyOnlyRow | SourceRow | null, after: SourceRow | null, snapshot = false, lsn = this.#nextLsn()) {
+  #event(
+    op: string,
+    before: KeyOnlyRow | SourceRow | null,
+    after: SourceRow | null,
+    snapshot = false,
+    lsn = this.#nextLsn(),
+  ) {
     const ts = BASE_TS + (lsn - BASE_LSN);
     const rowSchema = (field: string) => ({
       type: "struct",
