@@ -23,6 +23,7 @@ import {
   toEnvelope,
   toKeyColumns,
 } from "./change-stream.ts";
+import { clusterSchema } from "./cluster.ts";
 import { commitPolicySchema } from "./commit-policy.ts";
 import { type DedupKey, parseDedupKey } from "./dedup-key.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
@@ -281,6 +282,7 @@ export const jobFileSchema = z
     alerts: alerts.optional(),
     maintenance: maintenanceSchema,
     commit: commitPolicySchema,
+    cluster: clusterSchema.optional(),
     history_days: z
       .number()
       .positive()
@@ -374,6 +376,7 @@ export const jobFileSchema = z
       historyDays: job.history_days,
       maintenance: job.maintenance,
       commit: job.commit,
+      cluster: job.cluster,
     };
   });
 
