@@ -51,6 +51,8 @@ export interface GroupMemberOptions {
   /** How the member names itself to the group (client id): host and process. */
   clientId: string;
   onEvent?: (event: MembershipEvent) => void;
+  /** Aborted when the process is stopping: the member no longer rejoins (stop() leaves the group). */
+  stopping?: AbortSignal;
 }
 
 export type MembershipEvent =
@@ -59,6 +61,7 @@ export type MembershipEvent =
       memberId: string;
       generationId: number;
       leader: boolean;
+      /** The group's member count; known to the leader only (0 for the others). */
       members: number;
       partitions: AssignedPartitions;
       added: AssignedPartitions;
@@ -154,7 +157,7 @@ export class GroupMember {
     } finally {
       this.#leased = false;
       // Rejoin now, so that the rest of the group does not wait for this member's next lease.
-      if (this.#mustJoin && !this.#stopped) await this.#join().catch(() => {});
+      if (this.#mustJoin && !this.#stopped && !this.#options.stopping?.aborted) await this.#join().catch(() => {});
     }
   }
 
@@ -164,7 +167,7 @@ export class GroupMember {
     this.#stopped = true;
     clearTimeout(this.#heartbeat);
     this.#generation.abort();
-    await this.#joining?.catch(() => {});
+    // A JoinGroup under way may wait for the whole rebalance: leave instead of waiting for it.
     if (this.#memberId !== "") {
       try {
         const connection = await this.#connection();
@@ -333,7 +336,7 @@ export class GroupMember {
       // Any other failure (the coordinator unreachable for a moment): beat again; the session
       // timeout decides whether the membership survives.
     }
-    if (this.#mustJoin && !this.#leased) {
+    if (this.#mustJoin && !this.#leased && !this.#options.stopping?.aborted) {
       await this.#join().catch(() => {
         // Retried by the next lease, which fails the run if the group cannot be joined.
       });

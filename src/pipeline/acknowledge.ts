@@ -5,6 +5,7 @@
 // `cluster:`) commits as the member, in its generation: the broker refuses a stale generation.
 import type { Job } from "../job/job.ts";
 import { GroupCommitTopicsGoneError, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import { GroupMembershipError } from "../kafka/group-member.ts";
 import type { ReadResult } from "../kafka/read.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { SyncPlan } from "./plan-sync.ts";
@@ -42,7 +43,12 @@ export async function acknowledge(
     // A topic deleted after its read cannot take offsets any more: its table holds what was
     // read, the other topics' offsets are committed, and the next sync no longer plans it. The
     // sync is complete; its report says why the group lacks that topic.
-    if (read.status === "complete" && !(error instanceof GroupCommitTopicsGoneError)) throw error;
+    // A member whose generation ended (a rebalance, or a pause past its session timeout) can no
+    // longer commit the group's offsets: its tables hold what it read, and the partitions'
+    // next owner resumes from them. The group's offsets are for lag tools; the sync is complete.
+    if (read.status === "complete" && !(error instanceof GroupCommitTopicsGoneError)) {
+      if (!(membership && error instanceof GroupMembershipError)) throw error;
+    }
     return error instanceof Error ? error.message : String(error);
   }
 }

@@ -3,7 +3,8 @@
 // member's current generation (kafka/group-member.ts): it lands only the partitions assigned to
 // this member, commits the group's offsets as the member, and stops reading (committing what it
 // read) when the group rebalances. The member subscribes to the topics the job selects on the
-// cluster now, and names itself by host and pid. Partitions that move are logged.
+// cluster now, and names itself by host and pid. Partitions that move are logged, and the
+// member id, generation and partition count are metrics.
 import { hostname } from "node:os";
 import type { Job } from "../job/job.ts";
 import { selectTopics } from "../job/topics.ts";
@@ -12,6 +13,7 @@ import { listTopics } from "../kafka/discover.ts";
 import { describePartitions, GroupMember, type MembershipEvent } from "../kafka/group-member.ts";
 import { kafkaConnectionOptions } from "../pipeline/connect.ts";
 import type { Logger } from "./logger.ts";
+import type { ServiceMetrics } from "./metrics.ts";
 
 export interface JobMembership {
   readonly member: GroupMember;
@@ -23,6 +25,8 @@ export interface JobMembership {
 export async function openMembership(
   job: Job & { cluster: NonNullable<Job["cluster"]> },
   log: Logger,
+  stopping: AbortSignal,
+  metrics?: ServiceMetrics,
 ): Promise<JobMembership> {
   const cluster = await KafkaCluster.connect(kafkaConnectionOptions(job.source));
   const member = new GroupMember(cluster, {
@@ -30,7 +34,14 @@ export async function openMembership(
     topics: async () => selectTopics(job, await listTopics(cluster)).selected.map((b) => b.topic),
     ...job.cluster,
     clientId: `floe-${hostname()}-${process.pid}`,
-    onEvent: (event) => logMembership(log, job.consumerGroup, event),
+    onEvent: (event) => {
+      logMembership(log, job.consumerGroup, event);
+      if (event.type === "assigned") {
+        const count = [...event.partitions.values()].reduce((n, ps) => n + ps.length, 0);
+        metrics?.setMembership(job.name, event.memberId, event.generationId, count);
+      }
+    },
+    stopping,
   });
   return {
     member,
@@ -56,10 +67,10 @@ function logMembership(log: Logger, group: string, event: MembershipEvent): void
           memberId: event.memberId,
           generation: event.generationId,
           leader: event.leader,
-          members: event.members,
+          ...(event.leader ? { members: event.members } : {}),
           partitions: describePartitions(event.partitions),
         },
-        `cluster: member of ${group} (generation ${event.generationId}, ${event.members} members${event.leader ? ", leader" : ""}): ` +
+        `cluster: member of ${group} (generation ${event.generationId}${event.leader ? `, leader of ${event.members} members` : ""}): ` +
           `assigned ${describePartitions(event.partitions)}${moved.length > 0 ? `; ${moved.join(", ")}` : ""}`,
       );
       return;

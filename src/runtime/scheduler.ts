@@ -213,7 +213,9 @@ export class Scheduler {
     let wake = new AbortController();
     this.#states.set(job.name, { state, wake: () => wake.abort() });
     // Left (its partitions handed to the other members at once) when the loop ends.
-    const membership = job.cluster ? await openMembership({ ...job, cluster: job.cluster }, log) : undefined;
+    const membership = job.cluster
+      ? await openMembership({ ...job, cluster: job.cluster }, log, this.#stop.signal, metrics)
+      : undefined;
     try {
       log.info(
         { schedule: job.schedule.text, nextRun: new Date(next.at).toISOString() },

@@ -34,3 +34,14 @@ test("a heartbeat interval above a third of the session timeout names its path",
     (error: unknown) => error instanceof ConfigError && /cluster/.test(error.message),
   );
 });
+
+test("an upsert binding with cluster: is refused, naming the stream's mode", () => {
+  const text =
+    "name: j\nsource: {kafka: {bootstrap_servers: [k:1]}}\nstreams: {t: {mode: upsert, dedup_keys: [id]}, u: {mode: append}}\ncluster: {}";
+  assert.throws(
+    () => parseJob(text, "job.yaml"),
+    (error: unknown) =>
+      error instanceof ConfigError && /streams\.t\.mode/.test(error.message) && /upsert/.test(error.message),
+  );
+  assert.equal(parseJob(text.replace("cluster: {}", ""), "job.yaml").cluster, undefined);
+});
