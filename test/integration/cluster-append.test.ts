@@ -37,20 +37,86 @@ import { until } from "../helpers/service-process.ts";
 import { OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
-const PARTITIONS = 12;
 const MESSAGES = Number(process.env.FLOE_CLUSTER_MESSAGES ?? 240_000);
 const SESSION_TIMEOUT_MS = 8000;
 const ws = syncWorkspace("cluster");
-const topic = `${ws.name}_t`;
-const namespace = ws.namespace;
-const table = restTable(namespace, "t");
 const children: ChildProcess[] = [];
 const members: Member[] = [];
+const catalog = await connectRestCatalog({ uri: restCatalog.uri });
+
+/** One job's topic, its append table and the model of what the table must hold: every message produced. */
+class Landing {
+  readonly job: string;
+  readonly topic: string;
+  readonly namespace: string;
+  readonly partitions: number;
+  readonly counter = new OffsetCounter();
+  /** Every message produced: partition, offset and the id in its value. */
+  readonly produced: { partition: number; offset: bigint; id: number }[] = [];
+
+  constructor(job: string, partitions: number) {
+    this.job = job;
+    this.topic = `${job}_t`;
+    this.namespace = `${job}_topics`;
+    this.partitions = partitions;
+  }
+
+  get table() {
+    return restTable(this.namespace, "t");
+  }
+
+  async produce(count: number): Promise<void> {
+    const start = this.produced.length;
+    const messages = this.counter.assign(
+      Array.from({ length: count }, (_, i) => {
+        const id = start + i;
+        return { partition: id % this.partitions, key: `k${id}`, value: { id, pad: "x".repeat(40) } };
+      }),
+    );
+    await produceExactly(this.topic, messages, this.counter);
+    for (const m of messages) {
+      this.produced.push({ partition: m.partition, offset: m.offset, id: (m.value as { id: number }).id });
+    }
+  }
+
+  /** The table's row count as its current snapshot says (an append table: one row per message). */
+  async landed(): Promise<number> {
+    try {
+      const { metadata } = await Table.load(catalog, { namespace: [this.namespace], name: "t" });
+      const current = metadata.snapshots.find((s) => s.snapshotId === metadata.currentSnapshotId);
+      return Number(current?.summary["total-records"] ?? 0);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The table's snapshots, oldest first. */
+  async snapshots() {
+    const { metadata } = await Table.load(catalog, { namespace: [this.namespace], name: "t" });
+    return [...metadata.snapshots].sort((a, b) => Number(a.sequenceNumber - b.sequenceNumber));
+  }
+
+  /** What every reader must read, in (partition, offset) order. */
+  async assertReaders(): Promise<void> {
+    readers ??= await startReaders();
+    const expected = [...this.produced]
+      .sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
+      .map((m) => ({ id: BigInt(m.id), _kafka_partition: m.partition, _kafka_offset: m.offset }));
+    await readers.assertRows(this.table, expected, {
+      columns: ["id", "_kafka_partition", "_kafka_offset"],
+      orderBy: ["_kafka_partition", "_kafka_offset"],
+    });
+  }
+}
+
+const continuous = new Landing(`${ws.name}_c`, 12);
+const scheduled = new Landing(`${ws.name}_s`, 6);
 
 // Started once the members are done: Spark's JVM would otherwise compete with them for the cores.
 let readers: Readers | undefined;
 before(async () => {
-  await createTopic(topic, PARTITIONS);
+  await createTopic(continuous.topic, continuous.partitions);
+  await createTopic(scheduled.topic, scheduled.partitions);
 });
 after(async () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
@@ -58,7 +124,7 @@ after(async () => {
   for (const m of members) writeFileSync(join(ws.dir, `member-${m.name}.log`), m.output());
   console.log(`members' logs: ${ws.dir}/member-*.log`);
   await readers?.close();
-  await deleteTopic(topic).catch(() => {});
+  for (const l of [continuous, scheduled]) await deleteTopic(l.topic).catch(() => {});
 });
 
 interface Member {
@@ -70,7 +136,7 @@ interface Member {
   assigned: () => number[] | undefined;
 }
 
-function floeRun(file: string, name: string, env: Record<string, string> = {}): Member {
+function floeRun(file: string, topic: string, name: string, env: Record<string, string> = {}): Member {
   const stateRoot = join(ws.dir, `state-${name}`);
   mkdirSync(stateRoot, { recursive: true });
   const child = spawn(
@@ -104,44 +170,17 @@ function floeRun(file: string, name: string, env: Record<string, string> = {}): 
   return member;
 }
 
-const counter = new OffsetCounter();
-/** Every message produced: partition, offset and the id in its value. */
-const produced: { partition: number; offset: bigint; id: number }[] = [];
-
-async function produce(count: number): Promise<void> {
-  const start = produced.length;
-  const messages = counter.assign(
-    Array.from({ length: count }, (_, i) => {
-      const id = start + i;
-      return { partition: id % PARTITIONS, key: `k${id}`, value: { id, pad: "x".repeat(40) } };
-    }),
-  );
-  await produceExactly(topic, messages, counter);
-  for (const m of messages)
-    produced.push({ partition: m.partition, offset: m.offset, id: (m.value as { id: number }).id });
-}
-
-const catalog = await connectRestCatalog({ uri: restCatalog.uri });
-
-/** The table's row count as its current snapshot says (an append table: one row per message). */
-async function landed(): Promise<number> {
-  try {
-    const { metadata } = await Table.load(catalog, { namespace: [namespace], name: "t" });
-    const current = metadata.snapshots.find((s) => s.snapshotId === metadata.currentSnapshotId);
-    return Number(current?.summary["total-records"] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
 const within = (what: string, condition: () => boolean | Promise<boolean>, ms = 600_000) =>
   until(what, condition, ms, 500);
 
 const alive = (m: Member) => m.child.exitCode === null && m.child.signalCode === null;
 
-test("three floe run replicas share 12 partitions: a SIGKILL, a zombie, a fourth member; every message once", async () => {
-  const file = writeJobFile(join(ws.dir, "job.yaml"), {
-    name: ws.name,
+test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fourth member; every message once", async () => {
+  const { topic, partitions: PARTITIONS } = continuous;
+  const produce = (count: number) => continuous.produce(count);
+  const landed = () => continuous.landed();
+  const file = writeJobFile(join(ws.dir, "continuous.yaml"), {
+    name: continuous.job,
     kafka: { topic_pattern: `^${topic}$`, max_threads: 4 },
     iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
     streams: { [topic]: { mode: "append", table: "t" } },
@@ -152,7 +191,7 @@ test("three floe run replicas share 12 partitions: a SIGKILL, a zombie, a fourth
   const quarter = Math.floor(MESSAGES / 4);
 
   // 1. Three members, four partitions each.
-  const first = [floeRun(file, "a"), floeRun(file, "b"), floeRun(file, "c")];
+  const first = [floeRun(file, topic, "a"), floeRun(file, topic, "b"), floeRun(file, topic, "c")];
   await within("three members with four partitions each", () =>
     first.every((m) => m.assigned()?.length === PARTITIONS / 3),
   );
@@ -180,7 +219,7 @@ test("three floe run replicas share 12 partitions: a SIGKILL, a zombie, a fourth
   // to the two others, which land the third quarter. Then it resumes: its commit must be refused.
   const [b, c] = rest as [Member, Member];
   const pauseFile = join(ws.dir, "zombie-paused");
-  const zombie = floeRun(file, "z", {
+  const zombie = floeRun(file, topic, "z", {
     FLOE_FAULT_AT: "after-data-files:1",
     FLOE_FAULT: "pause",
     FLOE_FAULT_FILE: pauseFile,
@@ -203,7 +242,7 @@ test("three floe run replicas share 12 partitions: a SIGKILL, a zombie, a fourth
   assert.equal(await landed(), 3 * quarter, "the zombie landed nothing twice");
 
   // 4. A fourth member joins mid-run.
-  const fourth = floeRun(file, "d");
+  const fourth = floeRun(file, topic, "d");
   const lastProducing = produce(MESSAGES - 3 * quarter);
   await within("four members with three partitions each", () =>
     [b, c, zombie, fourth].every((m) => m.assigned()?.length === PARTITIONS / 4),
@@ -225,12 +264,12 @@ test("three floe run replicas share 12 partitions: a SIGKILL, a zombie, a fourth
   assert.match(b.output(), /cluster: .*gave up/);
 
   // One member per partition and generation; offsets only ever move forward.
-  const loaded = await Table.load(catalog, { namespace: [namespace], name: "t" });
-  const snapshots = [...loaded.metadata.snapshots].sort((a, b) => Number(a.sequenceNumber - b.sequenceNumber));
+  const snapshots = await continuous.snapshots();
   const writers = new Map<string, Set<string>>();
   const last = new Map<number, bigint>();
   const generations = new Set<string>();
-  for (const s of snapshots) {
+  // The members' appends; a maintenance pass's snapshots (compaction) absorb no message.
+  for (const s of snapshots.filter((s) => s.summary.operation === "append")) {
     const member = s.summary[MEMBER_SUMMARY_KEY];
     const generation = s.summary[GENERATION_SUMMARY_KEY];
     assert.ok(member && generation, `snapshot ${s.snapshotId} names its member and generation`);
@@ -250,14 +289,48 @@ test("three floe run replicas share 12 partitions: a SIGKILL, a zombie, a fourth
   }
   for (const [key, set] of writers) assert.equal(set.size, 1, `generation/partition ${key} written by ${[...set]}`);
   assert.ok(generations.size >= 3, `snapshots of ${generations.size} generations`);
-  for (let p = 0; p < PARTITIONS; p++) assert.equal(last.get(p), counter.end(p), `partition ${p} ends at its log end`);
+  for (let p = 0; p < PARTITIONS; p++)
+    assert.equal(last.get(p), continuous.counter.end(p), `partition ${p} ends at its log end`);
 
-  const expected = [...produced]
-    .sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
-    .map((m) => ({ id: BigInt(m.id), _kafka_partition: m.partition, _kafka_offset: m.offset }));
-  readers = await startReaders();
-  await readers.assertRows(table, expected, {
-    columns: ["id", "_kafka_partition", "_kafka_offset"],
-    orderBy: ["_kafka_partition", "_kafka_offset"],
+  await continuous.assertReaders();
+});
+
+test("on a schedule: two replicas each land their share at every tick; one leaves, one joins; every message once", async () => {
+  const { topic, partitions } = scheduled;
+  const file = writeJobFile(join(ws.dir, "scheduled.yaml"), {
+    name: scheduled.job,
+    kafka: { topic_pattern: `^${topic}$`, max_threads: 3 },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    streams: { [topic]: { mode: "append", table: "t" } },
+    schedule: "every 2s",
+    cluster: { session_timeout: `${SESSION_TIMEOUT_MS}ms`, heartbeat_interval: "1s", rebalance_timeout: "30s" },
   });
+  const tenth = Math.max(600, Math.floor(MESSAGES / 40));
+  const [a, b] = [floeRun(file, topic, "sa"), floeRun(file, topic, "sb")];
+  await within("two members with three partitions each", () =>
+    [a, b].every((m) => m.assigned()?.length === partitions / 2),
+  );
+  await scheduled.produce(tenth);
+  await within("the first batch lands", async () => (await scheduled.landed()) === tenth);
+  for (const m of [a, b]) {
+    assert.match(m.output(), /planned: up to [1-9]\d* messages from 3 partitions/, `${m.name} plans its share only`);
+  }
+
+  // A member that stops leaves the group: the other takes its partitions without waiting for a session timeout.
+  a.child.kill("SIGTERM");
+  assert.equal((await a.exited).code, 0, a.output().slice(-3000));
+  assert.match(a.output(), /cluster: left consumer group/);
+  await within("the other member owns every partition", () => b.assigned()?.length === partitions, 60_000);
+  await scheduled.produce(tenth);
+  await within("the second batch lands", async () => (await scheduled.landed()) === 2 * tenth);
+
+  const c = floeRun(file, topic, "sc");
+  await within("two members with three partitions each again", () =>
+    [b, c].every((m) => m.assigned()?.length === partitions / 2),
+  );
+  await scheduled.produce(tenth);
+  await within("the third batch lands", async () => (await scheduled.landed()) === 3 * tenth);
+  for (const m of [b, c]) m.child.kill("SIGTERM");
+  for (const m of [b, c]) assert.equal((await m.exited).code, 0, m.output().slice(-3000));
+  await scheduled.assertReaders();
 });
