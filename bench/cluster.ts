@@ -97,13 +97,18 @@ async function measure(count: number): Promise<{ members: number; seconds: numbe
     mkdirSync(root);
     const child = spawn(
       process.execPath,
-      ["src/cli/main.ts", "run", "--config", file, "--state-dir", root, "--log-format", "none"],
+      ["src/cli/main.ts", "run", "--config", file, "--state-dir", root, "--log-format", "json", "--log-level", "warn"],
       { cwd: repo, stdio: ["ignore", "ignore", "inherit"] },
     );
     children.push(child);
   }
   try {
-    while ((await landed(`${name}_topics`)) < messages) await new Promise((resolve) => setTimeout(resolve, 250));
+    while ((await landed(`${name}_topics`)) < messages) {
+      const gone = children.find((c) => c.exitCode !== null);
+      if (gone)
+        throw new Error(`${count} members: a member exited with ${gone.exitCode} before the table was complete`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     const seconds = (performance.now() - started) / 1000;
     const cpu = children.reduce((sum, c) => sum + cpuSeconds(c.pid!), 0);
     const exits = children.map((c) => new Promise<number | null>((resolve) => c.on("close", resolve)));

@@ -84,8 +84,26 @@ export interface MemberLease {
 /** The group refused a request of this member (joining, syncing, committing), or could not be reached. */
 export class GroupMembershipError extends KafkaError {
   override name = "GroupMembershipError";
-  readonly retryable = true;
+  /** False when the same settings would be refused again (a bad session timeout, a missing ACL). */
+  readonly retryable: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { retryable?: boolean }) {
+    super(message, options);
+    this.retryable = options?.retryable ?? true;
+  }
 }
+
+/** Answers to JoinGroup that no retry with the same settings changes, and what to do about each. */
+const refusals: Record<string, (group: string) => string> = {
+  INVALID_SESSION_TIMEOUT: () =>
+    "cluster.session_timeout is outside the broker's group.min.session.timeout.ms and group.max.session.timeout.ms (6s and 30m by default)",
+  INCONSISTENT_GROUP_PROTOCOL: (group) =>
+    `consumer group ${group} has members of another kind (a consumer that is not floe, or another group protocol); give the job its own source.kafka.consumer_group`,
+  GROUP_AUTHORIZATION_FAILED: (group) =>
+    `the principal may not join consumer group ${group}: a cluster admin allows it with kafka-acls.sh --add --allow-principal <principal> --operation Read --group ${group}`,
+  GROUP_MAX_SIZE_REACHED: (group) =>
+    `consumer group ${group} has as many members as the broker's group.max.size allows: run fewer replicas`,
+};
 
 const PROTOCOL_TYPE = "consumer";
 /** The assignment strategy all of a job's members share; a member with another one cannot join. */
@@ -96,7 +114,13 @@ const COORDINATOR_KEY_GROUP = 0;
 export class GroupMember {
   readonly #cluster: KafkaCluster;
   readonly #options: GroupMemberOptions;
+  /** Heartbeats, offset commits, LeaveGroup. */
   readonly #pool: ConnectionPool;
+  /**
+   * JoinGroup and SyncGroup only: a broker answers a connection's requests in order, and a
+   * JoinGroup waits for the whole rebalance; a LeaveGroup behind it would wait as long.
+   */
+  readonly #joinPool: ConnectionPool;
   #memberId = "";
   #generationId = -1;
   #partitions: AssignedPartitions = new Map();
@@ -114,13 +138,18 @@ export class GroupMember {
     this.#cluster = cluster;
     this.#options = options;
     const base = clientOptions(cluster.config);
-    // A JoinGroup is answered only once the rebalance completes, up to the rebalance timeout.
-    this.#pool = new ConnectionPool(options.clientId, {
+    const connection = {
       ...(base.tls ? { tls: base.tls } : {}),
       ...(base.tlsServerName === undefined ? {} : { tlsServerName: base.tlsServerName }),
       ...(base.sasl ? { sasl: base.sasl } : {}),
       connectTimeout: base.connectTimeout ?? 30_000,
-      requestTimeout: Math.max(base.requestTimeout ?? 30_000, options.rebalanceTimeoutMs + 5_000),
+      requestTimeout: base.requestTimeout ?? 30_000,
+    };
+    this.#pool = new ConnectionPool(options.clientId, connection);
+    // A JoinGroup is answered only once the rebalance completes, up to the rebalance timeout.
+    this.#joinPool = new ConnectionPool(options.clientId, {
+      ...connection,
+      requestTimeout: Math.max(connection.requestTimeout, options.rebalanceTimeoutMs + 5_000),
     });
   }
 
@@ -179,7 +208,7 @@ export class GroupMember {
         // Not left: the broker notices after the session timeout; nothing is lost either way.
       }
     }
-    await this.#pool.close().catch(() => {});
+    await Promise.all([this.#pool.close().catch(() => {}), this.#joinPool.close().catch(() => {})]);
   }
 
   #join(): Promise<void> {
@@ -198,17 +227,17 @@ export class GroupMember {
         return;
       } catch (error) {
         if (this.#stopped) throw error;
+        const refused = Object.keys(refusals).find((id) => hasProtocolError(error, id));
+        if (refused) {
+          throw new GroupMembershipError(
+            `joining consumer group ${this.#options.group} was refused (${refused}): ${refusals[refused]!(this.#options.group)}`,
+            { cause: error, retryable: false },
+          );
+        }
         if (hasProtocolError(error, "UNKNOWN_MEMBER_ID", "FENCED_INSTANCE_ID")) this.#memberId = "";
-        const rejoin = hasProtocolError(
-          error,
-          "MEMBER_ID_REQUIRED",
-          "UNKNOWN_MEMBER_ID",
-          "REBALANCE_IN_PROGRESS",
-          "ILLEGAL_GENERATION",
-        );
-        if (hasProtocolError(error, "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS")) {
-          this.#coordinator = undefined;
-        } else if (!rejoin && Date.now() > deadline) {
+        // The coordinator moved (or a connection to it failed): find it again at the next attempt.
+        this.#coordinator = undefined;
+        if (Date.now() > deadline) {
           throw new GroupMembershipError(
             `joining consumer group ${this.#options.group} failed: ${this.#cluster.scrub(describeCause(error))}`,
             { cause: error },
@@ -227,7 +256,7 @@ export class GroupMember {
       topics,
       ownedPartitions: [...this.#partitions].map(([topic, partitions]) => ({ topic, partitions: [...partitions] })),
     });
-    const connection = await this.#connection();
+    const connection = await this.#connection(this.#joinPool);
     let joined: Awaited<ReturnType<typeof joinGroupV9.api.async>>;
     try {
       joined = await joinGroupV9.api.async(
@@ -383,7 +412,7 @@ export class GroupMember {
     }
   }
 
-  async #connection() {
+  async #connection(pool = this.#pool) {
     if (!this.#coordinator) {
       const [bootstrap] = this.#cluster.config.bootstrapServers;
       const at = bootstrap!.lastIndexOf(":");
@@ -400,7 +429,7 @@ export class GroupMember {
       }
       this.#coordinator = { host: coordinator.host, port: coordinator.port };
     }
-    return this.#pool.get(this.#coordinator);
+    return pool.get(this.#coordinator);
   }
 }
 

@@ -281,7 +281,7 @@ export class Scheduler {
             next = nextAttempt(
               job.schedule,
               Date.now(),
-              { failures, retryable: true },
+              { failures, retryable: error.retryable },
               this.#options.backoff ?? DEFAULT_BACKOFF,
             );
             state.nextRun = next.at;
