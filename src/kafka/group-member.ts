@@ -18,18 +18,20 @@
 // harmless is not this file: every table commit claims its offsets against the parent
 // (pipeline/offset-claim.ts). The generation here only fences the group's offsets.
 //
-// The requests are the library's own encoders (apis/), sent over its ConnectionPool.
+// The requests are the library's own encoders (apis/), sent over its ConnectionPool, in versions
+// every broker since Kafka 3.0 answers (FindCoordinator v4 is the newest of them) and Kafka 4
+// still does (KIP-896 removed only far older ones).
 import {
   ConnectionPool,
   decodeConsumerProtocolAssignment,
   decodeConsumerProtocolSubscription,
   encodeConsumerProtocolAssignment,
   encodeConsumerProtocolSubscription,
-  findCoordinatorV6,
+  findCoordinatorV4,
   heartbeatV4,
-  joinGroupV9,
-  leaveGroupV5,
-  offsetCommitV9,
+  joinGroupV7,
+  leaveGroupV4,
+  offsetCommitV8,
   syncGroupV5,
 } from "@platformatic/kafka";
 import type { TopicPartitionOffsets } from "./commit-offsets.ts";
@@ -200,7 +202,7 @@ export class GroupMember {
     if (this.#memberId !== "") {
       try {
         const connection = await this.#connection();
-        await leaveGroupV5.api.async(connection, this.#options.group, [
+        await leaveGroupV4.api.async(connection, this.#options.group, [
           { memberId: this.#memberId, reason: "stopped" },
         ]);
         this.#options.onEvent?.({ type: "left", memberId: this.#memberId });
@@ -257,9 +259,9 @@ export class GroupMember {
       ownedPartitions: [...this.#partitions].map(([topic, partitions]) => ({ topic, partitions: [...partitions] })),
     });
     const connection = await this.#connection(this.#joinPool);
-    let joined: Awaited<ReturnType<typeof joinGroupV9.api.async>>;
+    let joined: Awaited<ReturnType<typeof joinGroupV7.api.async>>;
     try {
-      joined = await joinGroupV9.api.async(
+      joined = await joinGroupV7.api.async(
         connection,
         group,
         sessionTimeoutMs,
@@ -402,7 +404,7 @@ export class GroupMember {
     if (topics.length === 0) return;
     try {
       const connection = await this.#connection();
-      await offsetCommitV9.api.async(connection, this.#options.group, generationId, memberId, null, topics);
+      await offsetCommitV8.api.async(connection, this.#options.group, generationId, memberId, null, topics);
     } catch (error) {
       throw new GroupMembershipError(
         `committing the offsets of consumer group ${this.#options.group} as member ${memberId} ` +
@@ -420,7 +422,7 @@ export class GroupMember {
         host: bootstrap!.slice(0, at),
         port: Number(bootstrap!.slice(at + 1)),
       });
-      const found = await findCoordinatorV6.api.async(connection, COORDINATOR_KEY_GROUP, [this.#options.group]);
+      const found = await findCoordinatorV4.api.async(connection, COORDINATOR_KEY_GROUP, [this.#options.group]);
       const coordinator = found.coordinators.find((c) => c.errorCode === 0);
       if (!coordinator) {
         throw new GroupMembershipError(
