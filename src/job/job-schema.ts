@@ -23,6 +23,7 @@ import {
   toEnvelope,
   toKeyColumns,
 } from "./change-stream.ts";
+import { clusterSchema } from "./cluster.ts";
 import { commitPolicySchema } from "./commit-policy.ts";
 import { type DedupKey, parseDedupKey } from "./dedup-key.ts";
 import { icebergDestinationShape, toDestination } from "./destination.ts";
@@ -284,6 +285,7 @@ export const jobFileSchema = z
     alerts: alerts.optional(),
     maintenance: maintenanceSchema,
     commit: commitPolicySchema,
+    cluster: clusterSchema.optional(),
     history_days: z
       .number()
       .positive()
@@ -294,6 +296,25 @@ export const jobFileSchema = z
   .superRefine((job, ctx) => {
     const { topic_pattern } = job.source.kafka;
     const topics = Object.keys(job.streams);
+    // Replicas of a job land append bindings: an upsert table's deletion vectors and key index
+    // across members (and a key in several partitions) are not designed yet.
+    if (job.cluster !== undefined) {
+      const upserts = Object.entries(job.streams).filter(([, s]) => s.mode === "upsert");
+      for (const [topic] of upserts) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["streams", topic, "mode"],
+          message: "upsert is not supported with cluster: yet (replicas of a job land append bindings only)",
+        });
+      }
+      if (topic_pattern !== undefined && job.default_stream.mode === "upsert") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["default_stream", "mode"],
+          message: "upsert is not supported with cluster: yet (replicas of a job land append bindings only)",
+        });
+      }
+    }
     if (topic_pattern === undefined && topics.length === 0) {
       ctx.addIssue({
         code: "custom",
@@ -377,6 +398,7 @@ export const jobFileSchema = z
       historyDays: job.history_days,
       maintenance: job.maintenance,
       commit: job.commit,
+      cluster: job.cluster,
     };
   });
 

@@ -11,6 +11,7 @@
 import type { CdcEnvelope } from "../decode/cdc-envelope.ts";
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import type { UnboundPartitionField } from "../iceberg/commit/update-partition-spec.ts";
+import type { ClusterSettings } from "./cluster.ts";
 import type { CommitPolicy } from "./commit-policy.ts";
 import type { DedupKey } from "./dedup-key.ts";
 import type { Destination } from "./destination.ts";
@@ -24,7 +25,7 @@ export interface Job {
   readonly name: string;
   readonly source: Source;
   readonly destination: Destination;
-  /** The consumer group the job's offsets are committed to (floe never joins it). */
+  /** The consumer group the job's offsets are committed to (joined only under `cluster:`). */
   readonly consumerGroup: string;
   /** As written; matched against the whole topic name. Undefined: the topics are exactly those under `streams`. */
   readonly topicPattern: string | undefined;
@@ -46,6 +47,11 @@ export interface Job {
   readonly maintenance: MaintenancePolicy;
   /** When a sync that is still reading commits what it has read so far. */
   readonly commit: CommitPolicy;
+  /**
+   * Present: every `floe run` of the job joins its consumer group and lands only the partitions
+   * assigned to it. Absent: one process lands every partition and only stores offsets in the group.
+   */
+  readonly cluster: ClusterSettings | undefined;
 }
 
 export const BINDING_MODES = ["upsert", "append"] as const;

@@ -301,3 +301,19 @@ function range(n: number): number[] {
 function max(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
+
+/**
+ * The plan restricted to the partitions a group member was assigned (topic -> partitions): a
+ * member of a job's consumer group reads, checks and acknowledges only those.
+ */
+export function assignedOnly(plan: OffsetPlan, assigned: ReadonlyMap<string, readonly number[]>): OffsetPlan {
+  const owns = (p: { topic: string; partition: number }) => assigned.get(p.topic)?.includes(p.partition) ?? false;
+  const partitions = plan.partitions.filter(owns);
+  return {
+    consumerGroup: plan.consumerGroup,
+    partitions,
+    lost: plan.lost.filter(owns),
+    ahead: plan.ahead.filter(owns),
+    offsetsToRead: partitions.reduce((sum, p) => sum + (p.stopOffset - p.startOffset), 0n),
+  };
+}

@@ -1,13 +1,16 @@
 // The acknowledge step of a sync: the consumer group's offsets committed after every table,
 // so that the tables always hold at least what the group says was consumed. The tables' offsets
 // win at the next sync, so a group commit that fails after a read that stopped early loses
-// nothing: the sync is partial, not failed.
+// nothing: the sync is partial, not failed. A member of the job's consumer group (the job's
+// `cluster:`) commits as the member, in its generation: the broker refuses a stale generation.
 import type { Job } from "../job/job.ts";
 import { GroupCommitTopicsGoneError, type TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
+import { GroupMembershipError } from "../kafka/group-member.ts";
 import type { ReadResult } from "../kafka/read.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { SyncPlan } from "./plan-sync.ts";
 import type { SyncSource } from "./source.ts";
+import type { SyncOptions } from "./sync-options.ts";
 
 /** Commits the group's offsets; resolves to why the commit failed when that does not fail the sync. */
 export async function acknowledge(
@@ -16,6 +19,7 @@ export async function acknowledge(
   plan: SyncPlan,
   delivered: TopicPartitionOffsets,
   read: ReadResult,
+  membership?: SyncOptions["membership"],
 ): Promise<string | undefined> {
   // The group gets every planned partition, read or not: one with nothing to read gets the
   // offset it started from (the table's), so that a group left behind by a sync killed between
@@ -28,7 +32,8 @@ export async function acknowledge(
   }
   await faultPoint("before-group-commit");
   try {
-    await source.commitGroupOffsets(job.consumerGroup, acknowledged);
+    if (membership) await membership.commitOffsets(acknowledged);
+    else await source.commitGroupOffsets(job.consumerGroup, acknowledged);
     return undefined;
   } catch (error) {
     // A read that stopped on a broker loss is usually followed by a group commit that fails
@@ -38,7 +43,12 @@ export async function acknowledge(
     // A topic deleted after its read cannot take offsets any more: its table holds what was
     // read, the other topics' offsets are committed, and the next sync no longer plans it. The
     // sync is complete; its report says why the group lacks that topic.
-    if (read.status === "complete" && !(error instanceof GroupCommitTopicsGoneError)) throw error;
+    // A member whose generation ended (a rebalance, or a pause past its session timeout) can no
+    // longer commit the group's offsets: its tables hold what it read, and the partitions'
+    // next owner resumes from them. The group's offsets are for lag tools; the sync is complete.
+    if (read.status === "complete" && !(error instanceof GroupCommitTopicsGoneError)) {
+      if (!(membership && error instanceof GroupMembershipError)) throw error;
+    }
     return error instanceof Error ? error.message : String(error);
   }
 }

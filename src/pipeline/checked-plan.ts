@@ -17,15 +17,13 @@ export async function checkedPlan(
   job: Job,
   source: SyncSource,
   catalog: Catalog,
-  options: Pick<SyncOptions, "resumeFrom" | "acceptDataLoss">,
+  options: Pick<SyncOptions, "resumeFrom" | "acceptDataLoss" | "membership">,
   emit: (event: SyncEventBody) => void,
 ): Promise<SyncPlan> {
-  const plan = await planSync(
-    job,
-    source,
-    catalog,
-    options.resumeFrom === undefined ? {} : { resumeFrom: options.resumeFrom },
-  );
+  const plan = await planSync(job, source, catalog, {
+    ...(options.resumeFrom === undefined ? {} : { resumeFrom: options.resumeFrom }),
+    ...(options.membership ? { assigned: options.membership.partitions } : {}),
+  });
   const { bindings, skipped, offsets, recreated, untrusted } = plan;
   emit({
     type: "planned",

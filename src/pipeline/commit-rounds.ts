@@ -11,6 +11,7 @@ import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { SchemaRegistryClient } from "../registry/client.ts";
 import { BindingBatch } from "./binding-batch.ts";
 import type { SyncEventBody } from "./events.ts";
+import type { ClaimMember } from "./offset-claim.ts";
 import type { SyncPlan } from "./plan-sync.ts";
 import { RegistryDecoders } from "./registry-decoders.ts";
 import { committedPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
@@ -29,7 +30,14 @@ export class CommitRounds {
   #firstReadAt: number | undefined;
   readonly #policy: CommitPolicy;
 
-  constructor(job: Job, catalog: Catalog, plan: SyncPlan, stateDir: string, emit: (event: SyncEventBody) => void) {
+  constructor(
+    job: Job,
+    catalog: Catalog,
+    plan: SyncPlan,
+    stateDir: string,
+    emit: (event: SyncEventBody) => void,
+    member?: ClaimMember,
+  ) {
     this.#plan = plan;
     this.#policy = job.commit;
     const { bindings, topicIds, recreated, offsets } = plan;
@@ -47,6 +55,7 @@ export class CommitRounds {
           stateDir,
           topicIds,
           emit,
+          member,
         },
       ]),
     );

@@ -17,6 +17,7 @@ import type { CommitRounds } from "./commit-rounds.ts";
 import type { SyncPlan } from "./plan-sync.ts";
 import type { BindingReads } from "./read-bindings.ts";
 import type { SyncSource } from "./source.ts";
+import type { SyncOptions } from "./sync-options.ts";
 
 /** How often a caught-up continuous sync asks for new messages. */
 export const POLL_MS = 200;
@@ -31,7 +32,7 @@ export async function readContinuously(
   plan: SyncPlan,
   rounds: CommitRounds,
   reads: BindingReads,
-  options: { until: number; signal?: AbortSignal | undefined },
+  options: { until: number; signal?: AbortSignal | undefined; membership?: SyncOptions["membership"] },
   first: ReadResult,
 ): Promise<ReadResult> {
   const started = performance.now() - first.durationMs;
@@ -42,7 +43,7 @@ export async function readContinuously(
   while (last.status === "complete" && !signal?.aborted && Date.now() < until) {
     if (rounds.due()) {
       await rounds.commit();
-      await acknowledge(job, source, plan, rounds.delivered, last);
+      await acknowledge(job, source, plan, rounds.delivered, last, options.membership);
     }
     const now = Date.now();
     await sleep(Math.max(0, Math.min(POLL_MS, rounds.dueAt - now, until - now)), signal);

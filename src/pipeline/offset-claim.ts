@@ -28,6 +28,9 @@ import {
 
 /** Summary key of the job that wrote a snapshot. */
 export const JOB_SUMMARY_KEY = "floe.job";
+/** Summary keys of the group member (and its generation) that wrote a snapshot, under the job's `cluster:`. */
+export const MEMBER_SUMMARY_KEY = "floe.member";
+export const GENERATION_SUMMARY_KEY = "floe.generation";
 
 /** Another writer committed this job's messages while this sync ran: retrying cannot help, a new sync can. */
 export class ConcurrentSyncError extends Error {
@@ -45,12 +48,24 @@ export interface OffsetClaim {
   read: TopicPartitionOffsets;
   /** The ids of the topics as this sync read them. */
   topicIds: TopicIds;
+  /** The consumer group member this sync runs as (the job's `cluster:`), recorded in the summary. */
+  member?: ClaimMember | undefined;
+}
+
+export interface ClaimMember {
+  memberId: string;
+  generationId: number;
 }
 
 /** Makes `producer` land only on a parent whose offsets are claim.startedFrom, recording claim.read. */
 export function claimOffsets<P extends SnapshotProducer>(producer: P, claim: OffsetClaim): P {
   const advanced = (base: TableMetadata, parent: Snapshot | undefined) =>
     advancePosition(positionAt(base, parent, claim.table).position, claim.read, claim.topicIds);
+  if (claim.member) {
+    producer
+      .set(MEMBER_SUMMARY_KEY, claim.member.memberId)
+      .set(GENERATION_SUMMARY_KEY, String(claim.member.generationId));
+  }
   return producer
     .validate((base, parent) => {
       const { position, recordedBy, untrusted } = positionAt(base, parent, claim.table);

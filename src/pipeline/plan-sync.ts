@@ -20,7 +20,7 @@ import { Table } from "../iceberg/table.ts";
 import type { Binding, Job } from "../job/job.ts";
 import { deadLetterTableName, type SkippedTopic, selectTopics, TopicSelectionError } from "../job/topics.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
-import { type OffsetPlan, offsetPlan, type ResumeFrom } from "../kafka/plan.ts";
+import { assignedOnly, type OffsetPlan, offsetPlan, type ResumeFrom } from "../kafka/plan.ts";
 import { classifyError } from "./classify-error.ts";
 import {
   committedPosition,
@@ -79,6 +79,11 @@ export interface SyncPlan {
 export interface PlanOptions {
   /** Where topics whose tables have no trusted position resume. */
   resumeFrom?: ResumeFrom;
+  /**
+   * The partitions this process was assigned as a member of the job's consumer group (the job's
+   * `cluster:`): only they are planned. Absent: every partition of the selected topics.
+   */
+  assigned?: ReadonlyMap<string, readonly number[]>;
 }
 
 /** `catalog` undefined: there is none yet (an embedded warehouse never written), so no table either. */
@@ -137,7 +142,7 @@ export async function planSync(
     source.listWatermarks(topics),
     source.readGroupOffsets(job.consumerGroup, topics),
   ]);
-  const offsets = offsetPlan({
+  const planned = offsetPlan({
     topics,
     consumerGroup: job.consumerGroup,
     watermarks,
@@ -146,6 +151,7 @@ export async function planSync(
     recreatedTopics: new Set(recreated.map((r) => r.topic)),
     resumeFrom,
   });
+  const offsets = options.assigned ? assignedOnly(planned, options.assigned) : planned;
   return {
     bindings,
     skipped,

@@ -2,6 +2,7 @@
 // of these options. The ones a person chooses (the flags of `floe sync` and `floe run`) travel
 // as one SyncChoices object through the scheduler and the recorded sync to here, never copied
 // field by field at each hop.
+import type { MemberLease } from "../kafka/group-member.ts";
 import type { ResumeFrom } from "../kafka/plan.ts";
 import type { SyncEvent } from "./events.ts";
 
@@ -23,6 +24,12 @@ export interface SyncOptions {
    * `until` (ms since the epoch): a run of a continuous job.
    */
   continuous?: { until: number };
+  /**
+   * The sync runs as a member of the job's consumer group (the job's `cluster:`): it plans, reads
+   * and acknowledges only the member's partitions, and commits the group's offsets as the member,
+   * in its generation. The lease's signal is the caller's to combine into `signal`.
+   */
+  membership?: Pick<MemberLease, "memberId" | "generationId" | "partitions" | "commitOffsets">;
   /** The run's id; a new one when absent. */
   runId?: string;
   /** Every event of the run, in order, as it happens. */

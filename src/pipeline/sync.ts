@@ -67,7 +67,11 @@ async function sync(
   emit: Emit,
 ): Promise<Omit<SyncFinished, "type" | "runId" | "at" | "durationMs">> {
   const plan = await checkedPlan(job, source, catalog, options, emit);
-  const rounds = new CommitRounds(job, catalog, plan, options.stateDir, emit);
+  const member = options.membership && {
+    memberId: options.membership.memberId,
+    generationId: options.membership.generationId,
+  };
+  const rounds = new CommitRounds(job, catalog, plan, options.stateDir, emit, member);
   const reads = new BindingReads(job, source, rounds, options, emit);
   const planned = await reads.read(plan.offsets.partitions);
   const result = options.continuous
@@ -77,7 +81,7 @@ async function sync(
         plan,
         rounds,
         reads,
-        { ...options.continuous, signal: options.signal },
+        { ...options.continuous, signal: options.signal, membership: options.membership },
         planned,
       )
     : planned;
@@ -86,7 +90,7 @@ async function sync(
   // committing what was read would land some topics and partitions and leave the rest unread.
   if (result.error && classifyError(result.error).kind === "auth") throw result.error;
   await rounds.commit();
-  const groupCommitError = await acknowledge(job, source, plan, rounds.delivered, result);
+  const groupCommitError = await acknowledge(job, source, plan, rounds.delivered, result, options.membership);
   return {
     status: result.status === "complete" ? "complete" : "partial",
     readStatus: result.status,

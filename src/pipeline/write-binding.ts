@@ -38,7 +38,7 @@ import { faultPoint } from "./fault-points.ts";
 import type { Freshness } from "./freshness.ts";
 import { dedupKeyColumns, hashRowKeys } from "./key-hashes.ts";
 import { type KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
-import { ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
+import { type ClaimMember, ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
 import { RowBatch } from "./row-batch.ts";
 import { advancePosition, type KafkaPosition, samePosition, type TopicIds } from "./snapshot-offsets.ts";
 
@@ -93,6 +93,8 @@ export interface BindingTables {
   topicIds: TopicIds;
   /** Receives the dead-letters and table-committed events of the sync. */
   emit: (event: SyncEventBody) => void;
+  /** The group member the sync runs as, if any: its snapshots say so. */
+  member?: ClaimMember | undefined;
 }
 
 /**
@@ -190,6 +192,7 @@ async function commitRound(
     startedFrom: committed,
     read: readOffsets,
     topicIds: tables.topicIds,
+    member: tables.member,
   };
   let snapshot: Snapshot;
   if (binding.mode === "append") {
@@ -385,6 +388,7 @@ async function commitDeadLetters(tables: BindingTables, batch: BindingBatch, rea
     startedFrom: tables.deadLetterPosition,
     read: readOffsets,
     topicIds: tables.topicIds,
+    member: tables.member,
   };
   const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
   // As for the binding's table: this sync's own claim advanced, not the table's position.

@@ -51,6 +51,20 @@ export class ServiceMetrics {
     labelNames: ["job"],
     registers: [this.registry],
   });
+  readonly #member = new Gauge({
+    name: "floe_cluster_member",
+    help: "1 for the consumer group member id and generation this process is in a job's group as (the job's cluster:); its series are replaced at every rebalance.",
+    labelNames: ["job", "member_id", "generation"],
+    registers: [this.registry],
+  });
+  /** The labels of each job's floe_cluster_member series, replaced at the next rebalance. */
+  readonly #memberLabels = new Map<string, { job: string; member_id: string; generation: string }>();
+  readonly #assigned = new Gauge({
+    name: "floe_cluster_assigned_partitions",
+    help: "Partitions the job's consumer group assigned to this process (the job's cluster:).",
+    labelNames: ["job"],
+    registers: [this.registry],
+  });
   readonly #duration = new Histogram({
     name: "floe_run_duration_seconds",
     help: "How long runs took, by outcome.",
@@ -164,6 +178,16 @@ export class ServiceMetrics {
 
   setLastSuccess(job: string, startedAt: number): void {
     this.#lastSuccess.set({ job }, startedAt / 1000);
+  }
+
+  /** The member this process is in the job's group as, after a (re)join. */
+  setMembership(job: string, memberId: string, generation: number, partitions: number): void {
+    const previous = this.#memberLabels.get(job);
+    if (previous) this.#member.remove(previous);
+    const labels = { job, member_id: memberId, generation: String(generation) };
+    this.#memberLabels.set(job, labels);
+    this.#member.set(labels, 1);
+    this.#assigned.set({ job }, partitions);
   }
 
   setLag(job: string, lag: JobLag): void {

@@ -10,7 +10,7 @@ import { classifyError } from "../pipeline/classify-error.ts";
 import type { JobConnections } from "../pipeline/connect.ts";
 import type { SyncEvent } from "../pipeline/events.ts";
 import { newRunId } from "../pipeline/run-id.ts";
-import type { SyncChoices } from "../pipeline/sync-options.ts";
+import type { SyncChoices, SyncOptions } from "../pipeline/sync-options.ts";
 import type { SyncReport } from "../pipeline/sync-report.ts";
 import type { RunRecord, RunStore, RunTrigger } from "../state/run-store.ts";
 import { logEvent } from "./event-log.ts";
@@ -27,6 +27,8 @@ export interface RecordSyncOptions {
   signal?: AbortSignal;
   /** What the command's flags chose for the sync, handed to it whole. */
   sync?: SyncChoices;
+  /** The sync runs as a member of the job's consumer group (the job's `cluster:`). */
+  membership?: SyncOptions["membership"];
   /** A run of a continuous job: it reads on until the signal or `until` (ms since the epoch). */
   continuous?: { until: number };
   /** Every event, after the record was updated. */
@@ -113,6 +115,7 @@ export async function recordSync(job: Job, options: RecordSyncOptions): Promise<
           stateDir: options.stateDir,
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.continuous ? { continuous: options.continuous } : {}),
+          ...(options.membership ? { membership: options.membership } : {}),
           onEvent,
         });
       } finally {

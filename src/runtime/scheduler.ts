@@ -12,9 +12,11 @@
 // atomic), and its run is marked abandoned in the store.
 import type { Job } from "../job/job.ts";
 import type { Secret } from "../job/secret.ts";
+import { GroupMembershipError, type MemberLease } from "../kafka/group-member.ts";
 import type { SyncChoices } from "../pipeline/sync-options.ts";
 import type { RunStore, RunTrigger } from "../state/run-store.ts";
 import { type Alert, postAlert, runAlerts } from "./alerts.ts";
+import { openMembership } from "./cluster-membership.ts";
 import { acquireJobLock, JobBusyError, type JobLock } from "./job-lock.ts";
 import { type JobLag, measureLag } from "./job-status.ts";
 import type { Logger, RunLogSink } from "./logger.ts";
@@ -210,95 +212,126 @@ export class Scheduler {
     };
     let wake = new AbortController();
     this.#states.set(job.name, { state, wake: () => wake.abort() });
-    log.info(
-      { schedule: job.schedule.text, nextRun: new Date(next.at).toISOString() },
-      `scheduled: ${job.schedule.text}`,
-    );
-    while (!this.stopping) {
-      await sleepUntil(next.at, AbortSignal.any([this.#stop.signal, wake.signal]));
-      if (this.stopping) break;
-      if (wake.signal.aborted) {
-        next = { at: Date.now(), trigger: "manual" };
-        wake = new AbortController();
-      }
-      state.nextRun = null;
-      let lock: JobLock;
-      try {
-        lock = await acquireJobLock(stateDir, job.name, { command: `floe run --config ${file}` });
-      } catch (error) {
-        if (!(error instanceof JobBusyError)) throw error;
-        next = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+    // Left (its partitions handed to the other members at once) when the loop ends.
+    const membership = job.cluster
+      ? await openMembership({ ...job, cluster: job.cluster }, log, this.#stop.signal, metrics)
+      : undefined;
+    try {
+      log.info(
+        { schedule: job.schedule.text, nextRun: new Date(next.at).toISOString() },
+        `scheduled: ${job.schedule.text}`,
+      );
+      while (!this.stopping) {
+        await sleepUntil(next.at, AbortSignal.any([this.#stop.signal, wake.signal]));
+        if (this.stopping) break;
+        if (wake.signal.aborted) {
+          next = { at: Date.now(), trigger: "manual" };
+          wake = new AbortController();
+        }
+        state.nextRun = null;
+        let lock: JobLock;
+        try {
+          lock = await acquireJobLock(stateDir, job.name, { command: `floe run --config ${file}` });
+        } catch (error) {
+          if (!(error instanceof JobBusyError)) throw error;
+          next = { at: job.schedule.next(Date.now()), trigger: "schedule" };
+          state.nextRun = next.at;
+          state.nextTrigger = next.trigger;
+          log.warn(
+            `${error.message.replace(/; wait for it.*$/, "")}: skipping this tick, next at ${new Date(next.at).toISOString()}`,
+          );
+          const retention = retentionAlert();
+          if (retention && webhook) await sendAlerts(webhook, [retention], log);
+          continue;
+        }
+        const running: Running = { runId: undefined, store, abort: new AbortController() };
+        this.#running.add(running);
+        let run: Awaited<ReturnType<typeof recordSync>>;
+        // As a member of the job's group, a run is a lease of the member's generation: it lands
+        // only the member's partitions and stops (committing what it read) at a rebalance.
+        const sync = (lease?: MemberLease) =>
+          recordSync(job, {
+            store,
+            sink: this.#options.sink,
+            logger: lease ? logger.child({ memberId: lease.memberId, generation: lease.generationId }) : logger,
+            trigger: next.trigger,
+            stateDir,
+            signal: lease ? AbortSignal.any([running.abort.signal, lease.signal]) : running.abort.signal,
+            ...(lease ? { membership: lease } : {}),
+            ...(this.#options.sync ? { sync: this.#options.sync } : {}),
+            ...(job.schedule.continuous ? { continuous: { until: continuousUntil(job, store, Date.now()) } } : {}),
+            onStart: (runId) => {
+              running.runId = runId;
+              state.runningRunId = runId;
+            },
+            onEvent: (event) => metrics?.observeEvent(job.name, event),
+            afterSync: async (connections) => {
+              lastLag = await measureLag(job, connections);
+              metrics?.setLag(job.name, lastLag);
+            },
+          });
+        try {
+          try {
+            run = membership ? await membership.member.lease(sync) : await sync();
+          } catch (error) {
+            // The group could not be joined (the cluster unreachable, a member of another kind in
+            // the group): no run started; try again after the backoff, as after a failed run.
+            if (!(error instanceof GroupMembershipError)) throw error;
+            failures++;
+            next = nextAttempt(
+              job.schedule,
+              Date.now(),
+              { failures, retryable: error.retryable },
+              this.#options.backoff ?? DEFAULT_BACKOFF,
+            );
+            state.nextRun = next.at;
+            state.nextTrigger = next.trigger;
+            state.failures = failures;
+            log.warn({ err: error }, `${error.message}; trying again at ${new Date(next.at).toISOString()}`);
+            continue;
+          }
+          // Under the same lock as the sync, so a pass never overlaps one; only after a sync that
+          // did not fail, and only when the job's maintenance interval has passed.
+          if (run.record.outcome !== "failed" && !this.stopping && maintenanceDue(job, store, Date.now())) {
+            const pass = await recordMaintenance(job, { store, logger, trigger: next.trigger });
+            metrics?.observeMaintenance(pass.record);
+          }
+        } finally {
+          this.#running.delete(running);
+          state.runningRunId = null;
+          lock.release();
+        }
+        const { record } = run;
+        metrics?.observeRun(record);
+        const alerts: Alert[] = runAlerts(record);
+        if (record.outcome === "failed") {
+          failures++;
+          retryable = record.error?.retryable ?? false;
+        } else {
+          failures = 0;
+          retentionAlerted = false;
+        }
+        if (record.outcome === "failed") {
+          const retention = retentionAlert(record.runId);
+          if (retention) alerts.push(retention);
+        }
+        if (webhook) await sendAlerts(webhook, alerts, log);
+        if (this.stopping) break;
+        next = nextAttempt(job.schedule, Date.now(), { failures, retryable }, this.#options.backoff ?? DEFAULT_BACKOFF);
         state.nextRun = next.at;
         state.nextTrigger = next.trigger;
-        log.warn(
-          `${error.message.replace(/; wait for it.*$/, "")}: skipping this tick, next at ${new Date(next.at).toISOString()}`,
+        state.failures = failures;
+        log.info(
+          { nextRun: new Date(next.at).toISOString(), trigger: next.trigger },
+          next.trigger === "retry"
+            ? `retrying after a retryable failure (${failures} in a row) at ${new Date(next.at).toISOString()}`
+            : `next run at ${new Date(next.at).toISOString()}`,
         );
-        const retention = retentionAlert();
-        if (retention && webhook) await sendAlerts(webhook, [retention], log);
-        continue;
       }
-      const running: Running = { runId: undefined, store, abort: new AbortController() };
-      this.#running.add(running);
-      let run: Awaited<ReturnType<typeof recordSync>>;
-      try {
-        run = await recordSync(job, {
-          store,
-          sink: this.#options.sink,
-          logger,
-          trigger: next.trigger,
-          stateDir,
-          signal: running.abort.signal,
-          ...(this.#options.sync ? { sync: this.#options.sync } : {}),
-          ...(job.schedule.continuous ? { continuous: { until: continuousUntil(job, store, Date.now()) } } : {}),
-          onStart: (runId) => {
-            running.runId = runId;
-            state.runningRunId = runId;
-          },
-          onEvent: (event) => metrics?.observeEvent(job.name, event),
-          afterSync: async (connections) => {
-            lastLag = await measureLag(job, connections);
-            metrics?.setLag(job.name, lastLag);
-          },
-        });
-        // Under the same lock as the sync, so a pass never overlaps one; only after a sync that
-        // did not fail, and only when the job's maintenance interval has passed.
-        if (run.record.outcome !== "failed" && !this.stopping && maintenanceDue(job, store, Date.now())) {
-          const pass = await recordMaintenance(job, { store, logger, trigger: next.trigger });
-          metrics?.observeMaintenance(pass.record);
-        }
-      } finally {
-        this.#running.delete(running);
-        state.runningRunId = null;
-        lock.release();
-      }
-      const { record } = run;
-      metrics?.observeRun(record);
-      const alerts: Alert[] = runAlerts(record);
-      if (record.outcome === "failed") {
-        failures++;
-        retryable = record.error?.retryable ?? false;
-      } else {
-        failures = 0;
-        retentionAlerted = false;
-      }
-      if (record.outcome === "failed") {
-        const retention = retentionAlert(record.runId);
-        if (retention) alerts.push(retention);
-      }
-      if (webhook) await sendAlerts(webhook, alerts, log);
-      if (this.stopping) break;
-      next = nextAttempt(job.schedule, Date.now(), { failures, retryable }, this.#options.backoff ?? DEFAULT_BACKOFF);
-      state.nextRun = next.at;
-      state.nextTrigger = next.trigger;
-      state.failures = failures;
-      log.info(
-        { nextRun: new Date(next.at).toISOString(), trigger: next.trigger },
-        next.trigger === "retry"
-          ? `retrying after a retryable failure (${failures} in a row) at ${new Date(next.at).toISOString()}`
-          : `next run at ${new Date(next.at).toISOString()}`,
-      );
+      log.info("stopped");
+    } finally {
+      await membership?.close();
     }
-    log.info("stopped");
   }
 }
 

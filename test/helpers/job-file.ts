@@ -39,6 +39,7 @@ export interface JobFileSpec {
   readonly maintenance?: JobFileData["maintenance"];
   readonly history_days?: JobFileData["history_days"];
   readonly commit?: JobFileData["commit"];
+  readonly cluster?: JobFileData["cluster"];
 }
 
 let made = 0;
@@ -76,6 +77,7 @@ export function jobFile(spec: JobFileSpec = {}): JobFileData {
     "maintenance",
     "history_days",
     "commit",
+    "cluster",
   ] as const) {
     if (spec[key] !== undefined) Object.assign(data, { [key]: spec[key] });
   }

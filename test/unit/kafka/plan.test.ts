@@ -71,3 +71,33 @@ test("a resume offset past the high watermark reads nothing and is reported", ()
     /t partition 1: resume at 150 \(table offset\) but the log ends at 100/,
   );
 });
+
+test("a group member's plan holds only its assigned partitions, their losses and their offsets to read", async () => {
+  const { assignedOnly } = await import("#src/kafka/plan.ts");
+  const part = (partition: number, startOffset: bigint, stopOffset: bigint) => ({
+    topic: "t",
+    partition,
+    ...log,
+    groupOffset: null,
+    tableOffset: null,
+    startFrom: "log-start" as const,
+    startOffset,
+    stopOffset,
+  });
+  const plan = {
+    consumerGroup: "g",
+    partitions: [part(0, 10n, 100n), part(1, 10n, 50n), part(2, 20n, 100n)],
+    lost: [{ topic: "t", partition: 1, resumeOffset: 5n, startFrom: "group" as const, logStartOffset: 10n, lost: 5n }],
+    ahead: [],
+    offsetsToRead: 210n,
+  };
+  const mine = assignedOnly(plan, new Map([["t", [1, 2]]]));
+  assert.deepEqual(
+    mine.partitions.map((p) => p.partition),
+    [1, 2],
+  );
+  assert.equal(mine.offsetsToRead, 120n);
+  assert.equal(mine.lost.length, 1);
+  assert.equal(assignedOnly(plan, new Map([["t", [0]]])).lost.length, 0, "another member's loss is not this one's");
+  assert.equal(assignedOnly(plan, new Map()).partitions.length, 0);
+});

@@ -1,0 +1,345 @@
+// Replicas of one job (its `cluster:` setting) against the real broker, the REST fixture catalog
+// and the three readers: `floe run` processes with their own state roots and the same job file
+// (continuous, append, 12 partitions) share the topic's partitions through the job's consumer
+// group.
+//
+//   1. three members join; the group assigns each of them 4 partitions, and they land the first
+//      quarter of the messages
+//   2. one member is SIGKILLed mid-commit (between writing a round's data files and committing
+//      them, a fault point): its partitions move to the other two after the session timeout and
+//      resume from the table's position; the second quarter lands
+//   3. a zombie: a new member is stopped between writing a round's data files and committing
+//      them, SIGSTOPped there past its session timeout; the group gives its partitions to the
+//      others, which land the third quarter; SIGCONTed, its commit is refused by the offset
+//      claim, and it rejoins
+//   4. a fourth member joins mid-run and the four take three partitions each; the rest lands
+//   5. SIGTERM: every member commits what it read, leaves the group and exits 0
+//
+// Then: in every generation, each partition was advanced by one member only (the snapshots
+// name the member and generation that wrote them); no partition's offsets ever went back; and
+// DuckDB, PyIceberg and Spark read exactly the model's rows: every message once.
+//
+// On a schedule ("every 2s", 6 partitions): two members each plan and land their 3 partitions at
+// every tick; one stops (SIGTERM: it leaves, the other takes its partitions at once), a new one
+// joins and takes its share; the readers read every message once.
+//
+// FLOE_CLUSTER_MESSAGES sets the message count of the continuous scenario (the scheduled one
+// lands a fortieth of it, at least 1,800). Default 240,000: about 2.5 min on a 2-core machine
+// shared with other tests; the issue's 2,000,000 passes in about 7.5 min.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
+import { Table } from "#src/iceberg/table.ts";
+import { GENERATION_SUMMARY_KEY, MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
+import { OFFSETS_SUMMARY_KEY, offsetsFromSummary } from "#src/pipeline/snapshot-offsets.ts";
+import { createTopic, deleteTopic } from "../../dev/kafka.ts";
+import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { writeJobFile } from "../helpers/job-file.ts";
+import { until } from "../helpers/service-process.ts";
+import { OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
+
+const repo = join(import.meta.dirname, "..", "..");
+const MESSAGES = Number(process.env.FLOE_CLUSTER_MESSAGES ?? 240_000);
+const SESSION_TIMEOUT_MS = 8000;
+const ws = syncWorkspace("cluster");
+const children: ChildProcess[] = [];
+const members: Member[] = [];
+const catalog = await connectRestCatalog({ uri: restCatalog.uri });
+
+/** One job's topic, its append table and the model of what the table must hold: every message produced. */
+class Landing {
+  readonly job: string;
+  readonly topic: string;
+  readonly namespace: string;
+  readonly partitions: number;
+  readonly counter = new OffsetCounter();
+  /** Every message produced: partition, offset and the id in its value. */
+  readonly produced: { partition: number; offset: bigint; id: number }[] = [];
+
+  constructor(job: string, partitions: number) {
+    this.job = job;
+    this.topic = `${job}_t`;
+    this.namespace = `${job}_topics`;
+    this.partitions = partitions;
+  }
+
+  get table() {
+    return restTable(this.namespace, "t");
+  }
+
+  async produce(count: number): Promise<void> {
+    const start = this.produced.length;
+    const messages = this.counter.assign(
+      Array.from({ length: count }, (_, i) => {
+        const id = start + i;
+        return { partition: id % this.partitions, key: `k${id}`, value: { id, pad: "x".repeat(40) } };
+      }),
+    );
+    await produceExactly(this.topic, messages, this.counter);
+    for (const m of messages) {
+      this.produced.push({ partition: m.partition, offset: m.offset, id: (m.value as { id: number }).id });
+    }
+  }
+
+  /** The table's row count as its current snapshot says (an append table: one row per message). */
+  async landed(): Promise<number> {
+    try {
+      const { metadata } = await Table.load(catalog, { namespace: [this.namespace], name: "t" });
+      const current = metadata.snapshots.find((s) => s.snapshotId === metadata.currentSnapshotId);
+      return Number(current?.summary["total-records"] ?? 0);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The table's snapshots, oldest first. */
+  async snapshots() {
+    const { metadata } = await Table.load(catalog, { namespace: [this.namespace], name: "t" });
+    return [...metadata.snapshots].sort((a, b) => Number(a.sequenceNumber - b.sequenceNumber));
+  }
+
+  /** What every reader must read, in (partition, offset) order. */
+  async assertReaders(): Promise<void> {
+    readers ??= await startReaders();
+    const expected = [...this.produced]
+      .sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
+      .map((m) => ({ id: BigInt(m.id), _kafka_partition: m.partition, _kafka_offset: m.offset }));
+    await readers.assertRows(this.table, expected, {
+      columns: ["id", "_kafka_partition", "_kafka_offset"],
+      orderBy: ["_kafka_partition", "_kafka_offset"],
+    });
+  }
+}
+
+const continuous = new Landing(`${ws.name}_c`, 12);
+const scheduled = new Landing(`${ws.name}_s`, 6);
+
+// Started once the members are done: Spark's JVM would otherwise compete with them for the cores.
+let readers: Readers | undefined;
+before(async () => {
+  await createTopic(continuous.topic, continuous.partitions);
+  await createTopic(scheduled.topic, scheduled.partitions);
+});
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  // Each member's log, for a failure to be read after the fact.
+  for (const m of members) writeFileSync(join(ws.dir, `member-${m.name}.log`), m.output());
+  console.log(`members' logs: ${ws.dir}/member-*.log`);
+  await readers?.close();
+  for (const l of [continuous, scheduled]) await deleteTopic(l.topic).catch(() => {});
+});
+
+interface Member {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output: () => string;
+  /** The partitions of the member's last assignment, from its log. */
+  assigned: () => number[] | undefined;
+}
+
+function floeRun(file: string, topic: string, name: string, env: Record<string, string> = {}): Member {
+  const stateRoot = join(ws.dir, `state-${name}`);
+  mkdirSync(stateRoot, { recursive: true });
+  const child = spawn(
+    process.execPath,
+    ["src/cli/main.ts", "run", "--config", file, "--state-dir", stateRoot, "--log-format", "json"],
+    { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
+  );
+  children.push(child);
+  let output = "";
+  child.stdout.on("data", (d) => {
+    output += d;
+  });
+  child.stderr.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
+  const assigned = () => {
+    let last: number[] | undefined;
+    for (const line of output.split("\n")) {
+      if (!line.includes('"cluster: member of')) continue;
+      const { partitions } = JSON.parse(line) as { partitions: string };
+      const match = new RegExp(`${topic}\\[([\\d,]*)\\]`).exec(partitions);
+      last = match ? match[1]!.split(",").map(Number) : [];
+    }
+    return last;
+  };
+  const member = { name, child, exited, output: () => output, assigned };
+  members.push(member);
+  return member;
+}
+
+const within = (what: string, condition: () => boolean | Promise<boolean>, ms = 600_000) =>
+  until(what, condition, ms, 500);
+
+const alive = (m: Member) => m.child.exitCode === null && m.child.signalCode === null;
+
+test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fourth member; every message once", async () => {
+  const { topic, partitions: PARTITIONS } = continuous;
+  const produce = (count: number) => continuous.produce(count);
+  const landed = () => continuous.landed();
+  const file = writeJobFile(join(ws.dir, "continuous.yaml"), {
+    name: continuous.job,
+    kafka: { topic_pattern: `^${topic}$`, max_threads: 4 },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    streams: { [topic]: { mode: "append", table: "t" } },
+    schedule: "continuous",
+    commit: { interval: "2s" },
+    cluster: { session_timeout: `${SESSION_TIMEOUT_MS}ms`, heartbeat_interval: "1s", rebalance_timeout: "30s" },
+  });
+  const quarter = Math.floor(MESSAGES / 4);
+
+  // 1. Three members, four partitions each.
+  // a SIGKILLs itself between writing its second round's data files and committing them.
+  const first = [
+    floeRun(file, topic, "a", { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "crash" }),
+    floeRun(file, topic, "b"),
+    floeRun(file, topic, "c"),
+  ];
+  await within("three members with four partitions each", () =>
+    first.every((m) => m.assigned()?.length === PARTITIONS / 3),
+  );
+  const shares = first.map((m) => m.assigned()!);
+  assert.deepEqual(
+    shares.flat().sort((a, b) => a - b),
+    Array.from({ length: PARTITIONS }, (_, i) => i),
+    "the three shares cover every partition once",
+  );
+  await produce(quarter);
+  await within("the first quarter lands", async () => (await landed()) === quarter);
+
+  // 2. One member is SIGKILLed mid-commit (by the first quarter, or the second at the latest).
+  const producing = produce(quarter);
+  const [killed, ...rest] = first as [Member, Member, Member];
+  assert.equal((await killed.exited).signal, "SIGKILL", killed.output().slice(-3000));
+  await producing;
+  await within("the two others own every partition", () => rest.every((m) => m.assigned()?.length === PARTITIONS / 2));
+  await within("the second quarter lands", async () => (await landed()) === 2 * quarter);
+
+  // 3. A zombie: a new member stops between writing its first round's data files and committing
+  // them (a fault point), is SIGSTOPped there past its session timeout, and its partitions move
+  // to the two others, which land the third quarter. Then it resumes: its commit must be refused.
+  const [b, c] = rest as [Member, Member];
+  const pauseFile = join(ws.dir, "zombie-paused");
+  const zombie = floeRun(file, topic, "z", {
+    FLOE_FAULT_AT: "after-data-files:1",
+    FLOE_FAULT: "pause",
+    FLOE_FAULT_FILE: pauseFile,
+  });
+  await within("the zombie joins with its share", () => zombie.assigned()?.length === PARTITIONS / 3);
+  const zombieProducing = produce(quarter);
+  await until("the zombie wrote its first round's data files", () => existsSync(pauseFile), 600_000, 50);
+  zombie.child.kill("SIGSTOP");
+  await within("the two others own every partition", () =>
+    [b, c].every((m) => m.assigned()?.length === PARTITIONS / 2),
+  );
+  await zombieProducing;
+  await within("the third quarter lands", async () => (await landed()) === 3 * quarter);
+  rmSync(pauseFile);
+  zombie.child.kill("SIGCONT");
+  await within("the zombie's commit is refused", () => /another writer committed these messages/.test(zombie.output()));
+  await within("the zombie rejoins with its share", () =>
+    [b, c, zombie].every((m) => m.assigned()?.length === PARTITIONS / 3),
+  );
+  assert.equal(await landed(), 3 * quarter, "the zombie landed nothing twice");
+
+  // 4. A fourth member joins mid-run.
+  const fourth = floeRun(file, topic, "d");
+  const lastProducing = produce(MESSAGES - 3 * quarter);
+  await within("four members with three partitions each", () =>
+    [b, c, zombie, fourth].every((m) => m.assigned()?.length === PARTITIONS / 4),
+  );
+  await lastProducing;
+  await within("every message lands", async () => (await landed()) >= MESSAGES);
+
+  // 5. SIGTERM: commit, leave, exit 0.
+  const running = [b, c, zombie, fourth];
+  for (const m of running) {
+    assert.ok(alive(m), `${m.name} still runs: ${m.output().slice(-2000)}`);
+    m.child.kill("SIGTERM");
+  }
+  for (const m of running) {
+    const { code } = await m.exited;
+    assert.equal(code, 0, `${m.name}: ${m.output().slice(-3000)}`);
+  }
+  assert.match(b.output(), /cluster: .*gained/, "the log says when partitions move");
+  assert.match(b.output(), /cluster: .*gave up/);
+
+  // One member per partition and generation; offsets only ever move forward.
+  const snapshots = await continuous.snapshots();
+  const writers = new Map<string, Set<string>>();
+  const last = new Map<number, bigint>();
+  const generations = new Set<string>();
+  // The members' appends; a maintenance pass's snapshots (compaction) absorb no message.
+  for (const s of snapshots.filter((s) => s.summary.operation === "append")) {
+    const member = s.summary[MEMBER_SUMMARY_KEY];
+    const generation = s.summary[GENERATION_SUMMARY_KEY];
+    assert.ok(member && generation, `snapshot ${s.snapshotId} names its member and generation`);
+    generations.add(generation);
+    const offsets = offsetsFromSummary(s.summary[OFFSETS_SUMMARY_KEY]!, "test").get(topic)!;
+    for (const [partition, offset] of offsets) {
+      const before = last.get(partition) ?? 0n;
+      assert.ok(offset >= before, `partition ${partition} went back from ${before} to ${offset}`);
+      if (offset > before) {
+        const key = `${generation}/${partition}`;
+        const set = writers.get(key) ?? new Set();
+        set.add(member);
+        writers.set(key, set);
+      }
+      last.set(partition, offset);
+    }
+  }
+  for (const [key, set] of writers) assert.equal(set.size, 1, `generation/partition ${key} written by ${[...set]}`);
+  assert.ok(generations.size >= 3, `snapshots of ${generations.size} generations`);
+  for (let p = 0; p < PARTITIONS; p++)
+    assert.equal(last.get(p), continuous.counter.end(p), `partition ${p} ends at its log end`);
+
+  await continuous.assertReaders();
+});
+
+test("on a schedule: two replicas each land their share at every tick; one leaves, one joins; every message once", async () => {
+  const { topic, partitions } = scheduled;
+  const file = writeJobFile(join(ws.dir, "scheduled.yaml"), {
+    name: scheduled.job,
+    kafka: { topic_pattern: `^${topic}$`, max_threads: 3 },
+    iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
+    streams: { [topic]: { mode: "append", table: "t" } },
+    schedule: "every 2s",
+    cluster: { session_timeout: `${SESSION_TIMEOUT_MS}ms`, heartbeat_interval: "1s", rebalance_timeout: "30s" },
+  });
+  const tenth = Math.max(600, Math.floor(MESSAGES / 40));
+  const [a, b] = [floeRun(file, topic, "sa"), floeRun(file, topic, "sb")];
+  await within("two members with three partitions each", () =>
+    [a, b].every((m) => m.assigned()?.length === partitions / 2),
+  );
+  await scheduled.produce(tenth);
+  await within("the first batch lands", async () => (await scheduled.landed()) === tenth);
+  for (const m of [a, b]) {
+    assert.match(m.output(), /planned: up to [1-9]\d* messages from 3 partitions/, `${m.name} plans its share only`);
+  }
+
+  // A member that stops leaves the group: the other takes its partitions without waiting for a session timeout.
+  a.child.kill("SIGTERM");
+  assert.equal((await a.exited).code, 0, a.output().slice(-3000));
+  assert.match(a.output(), /cluster: left consumer group/);
+  await within("the other member owns every partition", () => b.assigned()?.length === partitions, 60_000);
+  await scheduled.produce(tenth);
+  await within("the second batch lands", async () => (await scheduled.landed()) === 2 * tenth);
+
+  const c = floeRun(file, topic, "sc");
+  await within("two members with three partitions each again", () =>
+    [b, c].every((m) => m.assigned()?.length === partitions / 2),
+  );
+  await scheduled.produce(tenth);
+  await within("the third batch lands", async () => (await scheduled.landed()) === 3 * tenth);
+  for (const m of [b, c]) m.child.kill("SIGTERM");
+  for (const m of [b, c]) assert.equal((await m.exited).code, 0, m.output().slice(-3000));
+  await scheduled.assertReaders();
+});
