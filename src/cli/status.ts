@@ -1,5 +1,6 @@
 // floe status --config job.yaml [--config ...]: per job the last run, the last successful one,
-// the next run, the lag per partition now and the retention warning (runtime/job-status.ts).
+// the next run, the lag per partition now, the retention warning, and for a `cluster:` job the
+// members of its group with their partitions and lag (runtime/job-status.ts).
 // Without --config: the jobs of the state root's run store, from the store alone (no lag).
 import type { Command } from "commander";
 import type { Job } from "../job/job.ts";
@@ -73,7 +74,7 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
         try {
           const connections = await openConnections(job);
           try {
-            lag = { lag: await measureLag(job, connections) };
+            lag = { lag: await measureLag(job, connections, { members: true }) };
           } finally {
             await connections.close();
           }
@@ -107,6 +108,13 @@ function storeOnlyStatus(name: string, store: RunStore): JobStatus {
   } satisfies JobStatus & { job: Job["name"] };
 }
 
+/** orders[0,1,2] clicks[3]: partitions by topic. */
+function partitionList(partitions: readonly { topic: string; partition: number }[]): string {
+  const byTopic = new Map<string, number[]>();
+  for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+  return byTopic.size === 0 ? "none" : [...byTopic].map(([t, ps]) => `${t}[${ps.join(",")}]`).join(" ");
+}
+
 function statusToText(s: JobStatus): string {
   const lines = [`job ${s.job}${s.schedule ? ` (schedule: ${s.schedule})` : ""}`];
   const last = s.lastRun;
@@ -135,6 +143,17 @@ function statusToText(s: JobStatus): string {
     lines.push(...table);
   } else if (s.lagError) {
     lines.push(`  lag           unknown: ${s.lagError}`);
+  }
+  if (s.lag?.group) {
+    const { state, members } = s.lag.group;
+    lines.push(`  members       ${members.length} (group ${state})`);
+    lines.push(
+      ...textTable(
+        ["member", "host", "partitions", "lag"],
+        members.map((m) => [m.clientId, m.host, partitionList(m.partitions), String(m.lag)]),
+        { right: [3], indent: "    " },
+      ),
+    );
   }
   if (s.retentionWarning) lines.push(`  WARNING       ${s.retentionWarning}`);
   return lines.join("\n");

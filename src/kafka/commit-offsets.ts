@@ -21,6 +21,8 @@ export interface GroupMember {
   memberId: string;
   clientId: string;
   host: string;
+  /** The partitions the group assigned the member, by topic (consumer protocol members; empty while a rebalance assigns none). */
+  assignment: Map<string, number[]>;
 }
 
 export interface GroupActivity {
@@ -110,7 +112,14 @@ export async function describeGroup(cluster: KafkaCluster, group: string): Promi
     );
     const members = described.get(group)?.members ?? new Map();
     for (const member of members.values()) {
-      activity.members.push({ memberId: member.id, clientId: member.clientId, host: member.clientHost });
+      const assignment = new Map<string, number[]>();
+      for (const [topic, assigned] of member.assignments ?? []) {
+        assignment.set(
+          topic,
+          [...assigned.partitions].sort((a, b) => a - b),
+        );
+      }
+      activity.members.push({ memberId: member.id, clientId: member.clientId, host: member.clientHost, assignment });
     }
   }
   return activity;

@@ -5,6 +5,8 @@
 import { principalOf } from "./authorization.ts";
 import {
   commitGroupOffsets,
+  describeGroup,
+  type GroupActivity,
   readGroupOffsets,
   type TopicPartitionOffsets,
   type TopicPartitions,
@@ -58,6 +60,11 @@ export class KafkaSource {
   /** retention.ms per topic; null when unlimited. */
   topicRetentionMs(topics: readonly string[]): Promise<Map<string, number | null>> {
     return topicRetentionMs(this.cluster, topics);
+  }
+
+  /** The group's state and its members with their assignments, without joining it. */
+  describeGroup(group: string): Promise<GroupActivity> {
+    return describeGroup(this.cluster, group);
   }
 
   commitGroupOffsets(group: string, offsets: TopicPartitionOffsets): Promise<void> {

@@ -27,10 +27,12 @@
 // lands a fortieth of it, at least 1,800). Default 240,000: about 2.5 min on a 2-core machine
 // shared with other tests; the issue's 2,000,000 passes in about 7.5 min.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
 import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
 import { Table } from "#src/iceberg/table.ts";
 import { GENERATION_SUMMARY_KEY, MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
@@ -176,8 +178,29 @@ function floeRun(file: string, topic: string, name: string, env: Record<string, 
   return member;
 }
 
+const execFileAsync = promisify(execFile);
+
 const within = (what: string, condition: () => boolean | Promise<boolean>, ms = 600_000) =>
   until(what, condition, ms, 500);
+
+interface StatusJson {
+  lag: {
+    group: {
+      state: string;
+      members: { clientId: string; host: string; partitions: { topic: string; partition: number }[]; lag: string }[];
+    };
+  };
+}
+
+/** `floe status --json` of the job file, run as a user would. */
+async function statusOf(file: string): Promise<StatusJson> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ["src/cli/main.ts", "status", "--config", file, "--state-dir", join(ws.dir, "state-status"), "--json"],
+    { cwd: repo },
+  );
+  return (JSON.parse(stdout) as StatusJson[])[0]!;
+}
 
 const alive = (m: Member) => m.child.exitCode === null && m.child.signalCode === null;
 
@@ -222,6 +245,21 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
   await producing;
   await within("the two others own every partition", () => rest.every((m) => m.assigned()?.length === PARTITIONS / 2));
   await within("the second quarter lands", async () => (await landed()) === 2 * quarter);
+  // floe status names the group's two members, the partitions each was assigned and their lag.
+  const status = await statusOf(file);
+  assert.equal(status.lag.group.members.length, 2, JSON.stringify(status.lag.group));
+  const byClient = new Map(status.lag.group.members.map((m) => [m.clientId, m]));
+  for (const m of rest) {
+    const shown = byClient.get(`floe-${hostname()}-${m.child.pid}`);
+    assert.ok(shown, `floe status lists member ${m.name} (pid ${m.child.pid})`);
+    assert.deepEqual(
+      shown.partitions.map((p) => p.partition),
+      m.assigned(),
+      `floe status shows the partitions member ${m.name} logged`,
+    );
+    assert.ok(shown.partitions.every((p) => p.topic === topic));
+    assert.match(shown.lag, /^\d+$/);
+  }
 
   // 3. A zombie: a new member stops between writing its first round's data files and committing
   // them (a fault point), is SIGSTOPped there past its session timeout, and its partitions move
