@@ -76,6 +76,8 @@ export type MembershipEvent =
 export interface MemberLease {
   readonly memberId: string;
   readonly generationId: number;
+  /** The group's leader in this generation: one member of a generation, chosen by the coordinator. */
+  readonly leader: boolean;
   readonly partitions: AssignedPartitions;
   /** Aborted when the group rebalances or the member lost its membership: stop, commit what was read, return. */
   readonly signal: AbortSignal;
@@ -126,6 +128,7 @@ export class GroupMember {
   #memberId = "";
   #generationId = -1;
   #partitions: AssignedPartitions = new Map();
+  #leader = false;
   /** Aborted when the current generation ends for this member. */
   #generation = new AbortController();
   /** The member must JoinGroup before its next lease. */
@@ -181,6 +184,7 @@ export class GroupMember {
       return await work({
         memberId,
         generationId,
+        leader: this.#leader,
         partitions: this.#partitions,
         signal: this.#generation.signal,
         commitOffsets: (offsets) => this.#commit(memberId, generationId, offsets),
@@ -325,6 +329,7 @@ export class GroupMember {
     const previous = this.#partitions;
     this.#generationId = joined.generationId;
     this.#partitions = assigned;
+    this.#leader = leader;
     this.#generation = new AbortController();
     this.#mustJoin = false;
     this.#options.onEvent?.({

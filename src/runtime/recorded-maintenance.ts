@@ -23,6 +23,8 @@ export interface RecordMaintenanceOptions {
   /** Only the tables whose last pass is older than the policy's interval (the scheduler's passes). */
   onlyDue?: boolean;
   now?: () => number;
+  /** Aborted: the pass maintains no further table (a member that lost its maintenance lease). */
+  signal?: AbortSignal;
 }
 
 export interface MaintenanceRun {
@@ -53,6 +55,7 @@ export async function recordMaintenance(job: Job, options: RecordMaintenanceOpti
   const reports: TableMaintenanceReport[] = [];
   let failures = 0;
   let firstFailure: { table: string; error: unknown } | undefined;
+  let stopped = false;
   try {
     const [{ withCatalog }, { namespaceTables, maintainTable }, { Table }] = await Promise.all([
       import("../pipeline/connect.ts"),
@@ -61,6 +64,10 @@ export async function recordMaintenance(job: Job, options: RecordMaintenanceOpti
     ]);
     await withCatalog(job.destination, async (catalog) => {
       for (const identifier of await namespaceTables(catalog, job.namespace, options.table)) {
+        if (options.signal?.aborted) {
+          stopped = true;
+          break;
+        }
         const name = [...identifier.namespace, identifier.name].join(".");
         const started = now();
         try {
@@ -93,7 +100,14 @@ export async function recordMaintenance(job: Job, options: RecordMaintenanceOpti
         save();
       }
     });
-    record.outcome = failures === 0 ? "complete" : failures < reports.length ? "partial" : "failed";
+    record.outcome = stopped
+      ? "partial"
+      : failures === 0
+        ? "complete"
+        : failures < reports.length
+          ? "partial"
+          : "failed";
+    if (stopped) log.warn(`maintenance pass stopped after ${reports.length} table(s): its lease ended`);
     if (firstFailure) {
       const error = classifyError(firstFailure.error);
       record.error = { ...error, message: `${firstFailure.table}: ${error.message}` };

@@ -259,7 +259,9 @@ export class Scheduler {
             signal: lease ? AbortSignal.any([running.abort.signal, lease.signal]) : running.abort.signal,
             ...(lease ? { membership: lease } : {}),
             ...(this.#options.sync ? { sync: this.#options.sync } : {}),
-            ...(job.schedule.continuous ? { continuous: { until: continuousUntil(job, store, Date.now()) } } : {}),
+            ...(job.schedule.continuous
+              ? { continuous: { until: continuousUntil(job, store, Date.now(), lease === undefined || lease.leader) } }
+              : {}),
             onStart: (runId) => {
               running.runId = runId;
               state.runningRunId = runId;
@@ -293,8 +295,28 @@ export class Scheduler {
           // Under the same lock as the sync, so a pass never overlaps one; only after a sync that
           // did not fail, and only when the job's maintenance interval has passed.
           if (run.record.outcome !== "failed" && !this.stopping && maintenanceDue(job, store, Date.now())) {
-            const pass = await recordMaintenance(job, { store, logger, trigger: next.trigger });
-            metrics?.observeMaintenance(pass.record);
+            // Of a job's replicas only the group's leader maintains its tables: one member of a
+            // generation, so a lease that moves to another member when the leader leaves or
+            // dies; the pass stops between tables when the generation ends.
+            const pass = membership
+              ? await membership.member
+                  .lease((lease) =>
+                    lease.leader
+                      ? recordMaintenance(job, {
+                          store,
+                          logger: logger.child({ memberId: lease.memberId, generation: lease.generationId }),
+                          trigger: next.trigger,
+                          signal: lease.signal,
+                        })
+                      : Promise.resolve(undefined),
+                  )
+                  .catch((error: unknown) => {
+                    if (!(error instanceof GroupMembershipError)) throw error;
+                    log.warn({ err: error }, `maintenance skipped: ${error.message}`);
+                    return undefined;
+                  })
+              : await recordMaintenance(job, { store, logger, trigger: next.trigger });
+            if (pass) metrics?.observeMaintenance(pass.record);
           }
         } finally {
           this.#running.delete(running);
@@ -336,11 +358,13 @@ export class Scheduler {
 }
 
 /**
- * Where a continuous run stops reading: after an hour, or when the job's maintenance is due, so
- * that the pass runs between two runs under the lock; at least one commit interval on.
+ * Where a continuous run stops reading: after an hour, or when the job's maintenance is due and
+ * this process `maintains` the job (a replica other than the group's leader does not), so that
+ * the pass runs between two runs under the lock; at least one commit interval on.
  */
-function continuousUntil(job: Job, store: RunStore, now: number): number {
-  return Math.max(now + job.commit.intervalMs, Math.min(now + CONTINUOUS_RUN_MS, maintenanceDueAt(job, store)));
+function continuousUntil(job: Job, store: RunStore, now: number, maintains: boolean): number {
+  const until = now + CONTINUOUS_RUN_MS;
+  return Math.max(now + job.commit.intervalMs, maintains ? Math.min(until, maintenanceDueAt(job, store)) : until);
 }
 
 /** Posts each alert; one that is not delivered is logged, never thrown. */

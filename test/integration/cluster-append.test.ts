@@ -19,9 +19,11 @@
 // name the member and generation that wrote them); no partition's offsets ever went back; and
 // DuckDB, PyIceberg and Spark read exactly the model's rows: every message once.
 //
-// On a schedule ("every 2s", 6 partitions): two members each plan and land their 3 partitions at
-// every tick; one stops (SIGTERM: it leaves, the other takes its partitions at once), a new one
-// joins and takes its share; the readers read every message once.
+// On a schedule ("every 2s", 6 partitions, maintenance due every 2s): two members each plan and
+// land their 3 partitions at every tick, and only the group's leader maintains the table; one
+// stops (SIGTERM: it leaves, the other takes its partitions at once, and the maintenance with
+// them), a new one joins and takes its share; every pass ran on its generation's leader and no
+// generation had two maintainers; the readers read every message once.
 //
 // FLOE_CLUSTER_MESSAGES sets the message count of the continuous scenario (the scheduled one
 // lands a fortieth of it, at least 1,800). Default 240,000: about 2.5 min on a 2-core machine
@@ -202,6 +204,43 @@ async function statusOf(file: string): Promise<StatusJson> {
   return (JSON.parse(stdout) as StatusJson[])[0]!;
 }
 
+/** The generations in which member `m` maintained a table (one entry per table maintained). */
+function maintainedIn(m: Member): number[] {
+  return m
+    .output()
+    .split("\n")
+    .filter((l) => l.includes('"msg":"maintained '))
+    .map((l) => (JSON.parse(l) as { generation: number }).generation);
+}
+
+/** The generations in which member `m` was the group's leader, from its log. */
+function ledIn(m: Member): Set<number> {
+  const led = new Set<number>();
+  for (const line of m.output().split("\n")) {
+    if (!line.includes('"cluster: member of')) continue;
+    const { generation, leader } = JSON.parse(line) as { generation: number; leader: boolean };
+    if (leader) led.add(generation);
+  }
+  return led;
+}
+
+/** Every pass ran on the generation's leader, and no generation had two maintainers. */
+function assertOneMaintainerPerGeneration(all: readonly Member[]): void {
+  const maintainers = new Map<number, string>();
+  for (const m of all) {
+    const led = ledIn(m);
+    for (const generation of maintainedIn(m)) {
+      assert.ok(led.has(generation), `${m.name} maintained in generation ${generation}, which it did not lead`);
+      const other = maintainers.get(generation);
+      assert.ok(
+        other === undefined || other === m.name,
+        `${other} and ${m.name} both maintained in generation ${generation}`,
+      );
+      maintainers.set(generation, m.name);
+    }
+  }
+}
+
 const alive = (m: Member) => m.child.exitCode === null && m.child.signalCode === null;
 
 test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fourth member; every message once", async () => {
@@ -342,7 +381,7 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
   await continuous.assertReaders();
 });
 
-test("on a schedule: two replicas each land their share at every tick; one leaves, one joins; every message once", async () => {
+test("on a schedule: two replicas each land their share at every tick, the leader alone maintains; one leaves, one joins; every message once", async () => {
   const { topic, partitions } = scheduled;
   const file = writeJobFile(join(ws.dir, "scheduled.yaml"), {
     name: scheduled.job,
@@ -350,6 +389,7 @@ test("on a schedule: two replicas each land their share at every tick; one leave
     iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
     streams: { [topic]: { mode: "append", table: "t" } },
     schedule: "every 2s",
+    maintenance: { interval: "2s" },
     cluster: { session_timeout: `${SESSION_TIMEOUT_MS}ms`, heartbeat_interval: "1s", rebalance_timeout: "30s" },
   });
   const tenth = Math.max(600, Math.floor(MESSAGES / 40));
@@ -363,6 +403,11 @@ test("on a schedule: two replicas each land their share at every tick; one leave
     assert.match(m.output(), /planned: up to [1-9]\d* messages from 3 partitions/, `${m.name} plans its share only`);
   }
 
+  // Only the group's leader maintains the tables.
+  await within("the leader maintained the table twice", () => [a, b].some((m) => maintainedIn(m).length >= 2));
+  assertOneMaintainerPerGeneration([a, b]);
+  const firstLeader = [a, b].find((m) => maintainedIn(m).length > 0)!;
+
   // A member that stops leaves the group: the other takes its partitions without waiting for a session timeout.
   a.child.kill("SIGTERM");
   assert.equal((await a.exited).code, 0, a.output().slice(-3000));
@@ -370,6 +415,9 @@ test("on a schedule: two replicas each land their share at every tick; one leave
   await within("the other member owns every partition", () => b.assigned()?.length === partitions, 60_000);
   await scheduled.produce(tenth);
   await within("the second batch lands", async () => (await scheduled.landed()) === 2 * tenth);
+  // The lease moved with the leadership: b, alone now, maintains (again, or from now on if a led).
+  const before = firstLeader === b ? maintainedIn(b).length : 0;
+  await within("the remaining member maintains the table", () => maintainedIn(b).length > before + 1, 120_000);
 
   const c = floeRun(file, topic, "sc");
   await within("two members with three partitions each again", () =>
@@ -379,5 +427,6 @@ test("on a schedule: two replicas each land their share at every tick; one leave
   await within("the third batch lands", async () => (await scheduled.landed()) === 3 * tenth);
   for (const m of [b, c]) m.child.kill("SIGTERM");
   for (const m of [b, c]) assert.equal((await m.exited).code, 0, m.output().slice(-3000));
+  assertOneMaintainerPerGeneration([a, b, c]);
   await scheduled.assertReaders();
 });
