@@ -96,7 +96,8 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
     });
   }
   if (options.sink) streams.push({ level: "info", stream: options.sink });
-  const { multistream, pino } = await import("pino");
+  // The default export: what both Node and the bundle give a CommonJS module's dynamic import.
+  const { default: pino } = await import("pino");
   const lowest = LOG_LEVELS.find((l) => l === options.level || (options.sink && l === "info")) ?? "info";
   return pino(
     {
@@ -106,6 +107,6 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
       // Errors as {type, message, kind} without stack traces on every line.
       serializers: { err: pino.stdSerializers.err },
     },
-    multistream(streams, { dedupe: false }),
+    pino.multistream(streams, { dedupe: false }),
   );
 }
