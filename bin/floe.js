@@ -35,6 +35,9 @@ if (runsTypeScript(process.versions.node)) {
   if (installed && existsSync(bundle)) await import(pathToFileURL(bundle).href);
   else {
     if (installed) await stripOwnTypes();
+    // What the bundle does to the Kafka client as it is built, done here as it loads.
+    const { registerLazyKafkaValidators } = await import("../src/cli/lazy-kafka-validators.ts");
+    registerLazyKafkaValidators();
     await import("../src/cli/main.ts");
   }
 } else {

@@ -4,45 +4,25 @@
 // stripper over floe's own files; one bundle does neither. Packages that load a .wasm or a native
 // file beside their own code stay outside it, resolved from node_modules as usual.
 //
-// One change to a dependency's code: the Kafka client compiles some forty JSON Schema validators
-// (ajv) as its modules load, most of a second of CPU, and uses them only with its `strict` option,
-// which floe leaves off. In the bundle each of those compiles runs at the validator's first call,
-// which is the same validator, later or never.
+// One change to a dependency's code: the Kafka client's validators compile at their first call,
+// not as its modules load (src/cli/lazy-kafka-validators.ts, which a checkout applies as it runs).
 import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { KAFKA_OPTIONS_MODULE, withLazyValidators } from "../src/cli/lazy-kafka-validators.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Packages that read files beside their own modules (wasm, native addons). */
 const EXTERNAL = ["parquet-wasm", "@node-rs/*", "hysnappy", "hyparquet-compressors", "@platformatic/wasm-utils"];
 
-const lazyCompile = `
-function __floeLazyCompile(ajv, schema) {
-  let compiled;
-  const validate = function (...args) {
-    compiled ??= ajv.compile(schema);
-    const valid = compiled.apply(this, args);
-    validate.errors = compiled.errors;
-    return valid;
-  };
-  validate.errors = null;
-  return validate;
-}
-`;
-
 const lazyKafkaValidators: Plugin = {
   name: "lazy-kafka-validators",
   setup(build) {
-    build.onLoad({ filter: /[\\/]@platformatic[\\/]kafka[\\/]dist[\\/].*options\.js$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      const compiles = source.match(/\bajv\.compile\(/g)?.length ?? 0;
-      if (compiles === 0) return undefined;
-      return {
-        contents: source.replaceAll(/\bajv\.compile\(/g, "__floeLazyCompile(ajv, ") + lazyCompile,
-        loader: "js",
-      };
+    build.onLoad({ filter: KAFKA_OPTIONS_MODULE }, async (args) => {
+      const contents = withLazyValidators(await readFile(args.path, "utf8"));
+      return contents === undefined ? undefined : { contents, loader: "js" };
     });
   },
 };

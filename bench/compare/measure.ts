@@ -106,7 +106,8 @@ export async function measure(spec: RunSpec): Promise<Measured> {
     clearInterval(sampler);
     clearTimeout(timeout);
     live.delete(child.pid!);
-    log.end();
+    // Flushed before the figures are returned: a caller may read the output next.
+    await new Promise<void>((resolve) => log.end(resolve));
   }
 }
 

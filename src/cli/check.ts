@@ -6,11 +6,9 @@
 
 import type { Command } from "commander";
 import type { StreamSample } from "../decode/schema-sample.ts";
-import { loadJob } from "../job/load-job.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
 import type { SyncPlan } from "../pipeline/plan-sync.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { sampleOption } from "./options.ts";
 import { recreatedTopicLine, skippedTopicLines } from "./report.ts";
 
@@ -41,7 +39,7 @@ Exit codes: 0 ready, 1 Kafka or the catalog failed, 2 bad job file or usage, 3 m
 
 async function check(flags: CheckFlags): Promise<ExitCode> {
   try {
-    const job = await loadJob(flags.config);
+    const job = await (await import("../job/load-job.ts")).loadJob(flags.config);
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
     const [{ withConnections }, { planSync }, { sampleBindings }] = await Promise.all([
       import("../pipeline/connect.ts"),
@@ -59,7 +57,7 @@ async function check(flags: CheckFlags): Promise<ExitCode> {
       return plan.offsets.lost.length > 0 ? ExitCode.DATA_LOSS : ExitCode.OK;
     });
   } catch (error) {
-    return fail("check", error, flags.json === true);
+    return (await import("./fail.ts")).fail("check", error, flags.json === true);
   }
 }
 

@@ -5,10 +5,8 @@
 // catalog that does not exist yet).
 import type { Command } from "commander";
 import type { DiscoveredBinding, Discovery } from "../inspect/discover-bindings.ts";
-import { loadJob } from "../job/load-job.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { sampleOption } from "./options.ts";
 import { skippedTopicLines } from "./report.ts";
 import { textTable } from "./text-table.ts";
@@ -46,7 +44,7 @@ Exit codes: 0 done, 1 Kafka or the catalog failed, 2 bad job file or usage`,
 
 async function discover(flags: DiscoverFlags): Promise<ExitCode> {
   try {
-    const job = await loadJob(flags.config);
+    const job = await (await import("../job/load-job.ts")).loadJob(flags.config);
     // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
     const { discoverBindings, withDiscoveryConnections } = await import("../inspect/discover-bindings.ts");
     const discovery = await withDiscoveryConnections(job, (connections) =>
@@ -55,7 +53,7 @@ async function discover(flags: DiscoverFlags): Promise<ExitCode> {
     process.stdout.write(`${flags.json ? discoveryToJson(discovery) : discoveryToText(discovery)}\n`);
     return ExitCode.OK;
   } catch (error) {
-    return fail("discover", error, flags.json === true);
+    return (await import("./fail.ts")).fail("discover", error, flags.json === true);
   }
 }
 

@@ -1,11 +1,9 @@
 // floe history --config job.yaml: the job's last runs from the run store (start, duration,
 // outcome, messages, bytes, per-table commit report, error), newest first.
 import { type Command, InvalidArgumentError } from "commander";
-import { loadJob } from "../job/load-job.ts";
 import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import { RUN_OUTCOMES, type RunOutcome, RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { positiveInteger } from "./options.ts";
 import { runsToText } from "./run-format.ts";
 
@@ -45,7 +43,7 @@ Exit codes: 0, 2 bad job file or usage`,
 async function history(flags: HistoryFlags): Promise<ExitCode> {
   try {
     // The run store needs the job's name and folder, none of its secrets.
-    const job = await loadJob(flags.config, { secretsOptional: {} });
+    const job = await (await import("../job/load-job.ts")).loadJob(flags.config, { secretsOptional: {} });
     const store = RunStore.open(runStorePath(stateRoot(flags.stateDir, flags.config)));
     try {
       const runs = store.runs(job.name, { limit: flags.limit, ...(flags.outcome ? { outcome: flags.outcome } : {}) });
@@ -55,6 +53,6 @@ async function history(flags: HistoryFlags): Promise<ExitCode> {
     }
     return ExitCode.OK;
   } catch (error) {
-    return fail("history", error, flags.json === true);
+    return (await import("./fail.ts")).fail("history", error, flags.json === true);
   }
 }

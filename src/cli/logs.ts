@@ -6,7 +6,6 @@ import type { Command } from "commander";
 import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { logLineToJson, logLineToText } from "./run-format.ts";
 
 interface LogsFlags {
@@ -76,7 +75,7 @@ async function logs(runId: string, flags: LogsFlags): Promise<ExitCode> {
     }
     return ExitCode.OK;
   } catch (error) {
-    return fail("logs", error, flags.json === true);
+    return (await import("./fail.ts")).fail("logs", error, flags.json === true);
   }
 }
 

@@ -4,7 +4,9 @@
 // SDKs and the rest cost most of a second to load, and `floe --version`, `floe --help` or a
 // command that needs none of them should not pay for them. Every command is declared here with
 // its one-line description, for the top-level help; its options, help text and action come from
-// its file, registered on the command once it is the one asked for.
+// its file, registered on the command once it is the one asked for. A command's file in turn
+// loads the job schema (zod, yaml), the failure classification and its work in its action (an
+// `await import`), so that `floe <command> --help` and a usage error need little beyond commander.
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { ExitCode } from "./exit-codes.ts";

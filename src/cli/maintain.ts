@@ -4,7 +4,6 @@
 // run says what the pass would do and changes nothing.
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { loadJob } from "../job/load-job.ts";
 import { DEFAULT_MAINTENANCE } from "../job/maintenance.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
 import type { TableMaintenanceReport } from "../pipeline/maintain.ts";
@@ -13,7 +12,6 @@ import { formatDuration } from "../runtime/retention.ts";
 import { jobStateDir, runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { nonNegativeSeconds } from "./options.ts";
 import { textTable } from "./text-table.ts";
 
@@ -63,7 +61,7 @@ async function maintain(flags: MaintainFlags): Promise<ExitCode> {
   let lock: JobLock | undefined;
   let store: RunStore | undefined;
   try {
-    const job = await loadJob(flags.config);
+    const job = await (await import("../job/load-job.ts")).loadJob(flags.config);
     const root = stateRoot(flags.stateDir, flags.config);
     lock = await acquireJobLock(jobStateDir(root, job.name), job.name, {
       waitMs: flags.wait === undefined ? 0 : flags.wait === true ? Number.POSITIVE_INFINITY : flags.wait * 1000,
@@ -93,7 +91,7 @@ async function maintain(flags: MaintainFlags): Promise<ExitCode> {
     }
     return ExitCode.OK;
   } catch (error) {
-    return fail("maintain", error, flags.json === true);
+    return (await import("./fail.ts")).fail("maintain", error, flags.json === true);
   } finally {
     store?.close();
     lock?.release();

@@ -5,7 +5,6 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { ConfigError } from "../job/config-error.ts";
-import { loadJob } from "../job/load-job.ts";
 import { CONTINUOUS } from "../job/schedule.ts";
 import type { Secret } from "../job/secret.ts";
 import { type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
@@ -15,7 +14,6 @@ import type { ScheduledJob } from "../runtime/scheduler.ts";
 import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import {
   collect,
   listenAddress,
@@ -191,7 +189,7 @@ async function run(flags: RunFlags): Promise<ExitCode> {
     logger.info("floe run stopped");
     return abandoned ? ExitCode.FAILED : ExitCode.OK;
   } catch (error) {
-    return fail("run", error, false);
+    return (await import("./fail.ts")).fail("run", error, false);
   } finally {
     for (const store of stores.values()) store.close();
   }
@@ -202,7 +200,7 @@ async function loadScheduled(flags: RunFlags, stores: Map<string, RunStore>): Pr
   const scheduled: ScheduledJob[] = [];
   const seen = new Map<string, string>();
   for (const file of flags.config) {
-    const job = await loadJob(file);
+    const job = await (await import("../job/load-job.ts")).loadJob(file);
     const schedule = flags.continuous ? CONTINUOUS : job.schedule;
     if (schedule === undefined) {
       throw new ConfigError(file, [

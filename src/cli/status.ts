@@ -4,13 +4,11 @@
 // Without --config: the jobs of the state root's run store, from the store alone (no lag).
 import type { Command } from "commander";
 import type { Job } from "../job/job.ts";
-import { loadJob } from "../job/load-job.ts";
 import { stringifyJson } from "../lib/int64-json.ts";
 import type { JobStatus } from "../runtime/job-status.ts";
 import { runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { collect } from "./options.ts";
 import { duration, time } from "./run-format.ts";
 import { textTable } from "./text-table.ts";
@@ -64,7 +62,9 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
     for (const file of flags.config ?? []) {
       // The runs part needs no secret; the lag part connects, and is skipped without them.
       const unset: string[] = [];
-      const job = await loadJob(file, { secretsOptional: { missing: (_path, name) => unset.push(name) } });
+      const job = await (await import("../job/load-job.ts")).loadJob(file, {
+        secretsOptional: { missing: (_path, name) => unset.push(name) },
+      });
       const store = storeOf(stateRoot(flags.stateDir, file));
       const { openConnections } = await import("../pipeline/connect.ts");
       let lag: Parameters<typeof jobStatus>[3];
@@ -89,7 +89,7 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
     );
     return ExitCode.OK;
   } catch (error) {
-    return fail("status", error, flags.json === true);
+    return (await import("./fail.ts")).fail("status", error, flags.json === true);
   } finally {
     for (const store of stores.values()) store.close();
   }

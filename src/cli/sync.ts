@@ -2,14 +2,12 @@
 // listed at its start, then exit. Ctrl-C stops reading and commits what was read.
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { loadJob } from "../job/load-job.ts";
 import { type SyncChoices, syncChoices } from "../pipeline/sync-options.ts";
 import { acquireJobLock, type JobLock } from "../runtime/job-lock.ts";
 import { LOG_LEVELS, type LogLevel } from "../runtime/logger.ts";
 import { jobStateDir, runStorePath, stateRoot } from "../runtime/state-paths.ts";
 import type { RunStore } from "../state/run-store.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { fail } from "./fail.ts";
 import { nonNegativeSeconds, RESUME_FROM_CHOICES } from "./options.ts";
 import { progressDisplay, wantsProgress } from "./progress-terminal.ts";
 import { reportToJson, reportToText } from "./report.ts";
@@ -76,6 +74,8 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
   let lock: JobLock | undefined;
   let store: RunStore | undefined;
   try {
+    // Loaded here, not at start: --help and usage errors need neither the job schema nor the rest.
+    const { loadJob } = await import("../job/load-job.ts");
     const job = await loadJob(flags.config);
     const root = stateRoot(flags.stateDir, flags.config);
     const stateDir = jobStateDir(root, job.name);
@@ -84,7 +84,6 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
       signal: abort.signal,
       command: `floe sync --config ${resolve(flags.config)}`,
     });
-    // Loaded here, not at start: --help and usage errors need none of the Kafka and Iceberg code.
     const [{ recordSync }, { RunStore }, { createLogger, RunLogSink }] = await Promise.all([
       import("../runtime/recorded-sync.ts"),
       import("../state/run-store.ts"),
@@ -115,6 +114,7 @@ async function sync(flags: SyncFlags): Promise<ExitCode> {
     return report.status === "complete" ? ExitCode.OK : ExitCode.PARTIAL;
   } catch (error) {
     progress?.done();
+    const { fail } = await import("./fail.ts");
     return fail("sync", error, flags.json === true);
   } finally {
     store?.close();

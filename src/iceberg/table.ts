@@ -4,11 +4,7 @@ import type { Catalog, LoadedTable, TableIdentifier } from "./catalog/catalog.ts
 import { DeleteOrphanFiles } from "./commit/delete-orphan-files.ts";
 import { ExpireSnapshots } from "./commit/expire-snapshots.ts";
 import { FastAppend } from "./commit/fast-append.ts";
-import {
-  type RewriteDataFilesOptions,
-  type RewriteDataFilesResult,
-  rewriteDataFiles,
-} from "./commit/rewrite-data-files.ts";
+import type { RewriteDataFilesOptions, RewriteDataFilesResult } from "./commit/rewrite-data-files.ts";
 import { RewriteFiles } from "./commit/rewrite-files.ts";
 import { RewriteManifests } from "./commit/rewrite-manifests.ts";
 import { RowDelta } from "./commit/row-delta.ts";
@@ -82,8 +78,13 @@ export class Table {
     return new RewriteFiles(this);
   }
 
-  /** Compaction: bin-packs small files and files with many deleted rows into files of the target size. */
-  rewriteDataFiles(options: RewriteDataFilesOptions = {}): Promise<RewriteDataFilesResult> {
+  /**
+   * Compaction: bin-packs small files and files with many deleted rows into files of the target size.
+   * Its module (a Parquet reader and writer, Arrow) is loaded on the first call: a handle that
+   * only reads metadata or appends, as every sync does, never needs it.
+   */
+  async rewriteDataFiles(options: RewriteDataFilesOptions = {}): Promise<RewriteDataFilesResult> {
+    const { rewriteDataFiles } = await import("./commit/rewrite-data-files.ts");
     return rewriteDataFiles(this, options);
   }
 

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { RestCredential } from "../iceberg/catalog/rest-catalog.ts";
 import type { UnityCredential } from "../iceberg/catalog/unity.ts";
-import { PARQUET_CODECS, type ParquetCodec } from "../iceberg/parquet/compression-codec.ts";
+import { PARQUET_CODECS, type ParquetCodec } from "../iceberg/spec/table-properties.ts";
 import { duration, nonEmpty, secret } from "./schema-parts.ts";
 import type { Sealed, Secret } from "./secret.ts";
 import { type StorageSettings, storageSchema, storageSettings } from "./storage.ts";

@@ -1,8 +1,8 @@
 // The plan step of a sync: the plan (plan-sync.ts) announced as the `planned` event, then the
 // refusals a sync makes before it reads a message. Each refusal guards against a position the
 // sync cannot trust: tables whose position is unknown, resume offsets past the end of the log,
-// messages expired unread. The job's namespace is created here too, so that the write step only
-// ever creates tables.
+// messages expired unread. The job's namespace is created here too (unless a table was just loaded
+// from it), so that the write step only ever creates tables.
 import { type Catalog, isCatalogError } from "../iceberg/catalog/catalog.ts";
 import type { Job } from "../job/job.ts";
 import { MessagesLostError, OffsetsAheadError } from "../kafka/plan.ts";
@@ -42,7 +42,11 @@ export async function checkedPlan(
   // A table with rows and no position floe can trust: resuming from the group or the log start
   // could land its messages twice or skip some; the user says where (--resume-from).
   if (untrusted.length > 0 && options.resumeFrom === undefined) throw new PositionUnknownError(untrusted);
-  await ensureNamespace(catalog, [job.namespace]);
+  // A table just loaded from the namespace shows that it exists (a round trip to the catalog less
+  // at every sync of a job whose tables are there).
+  if (!bindings.some((b) => b.table !== undefined || b.deadLetterTable !== undefined)) {
+    await ensureNamespace(catalog, [job.namespace]);
+  }
   // A resume offset past the end of the log: the topic was re-created or truncated, and the
   // offsets the tables hold name other messages. Nothing is read there, so going on would
   // report a complete sync and later skip the new messages below the old offsets.

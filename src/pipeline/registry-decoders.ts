@@ -4,7 +4,6 @@
 // the column types it declares (decode/json-schema-columns.ts: the values are decoded as JSON).
 // Fetching is asynchronous and decoding is not, so a batch of messages is prepared (every schema id it
 // carries loaded) before its messages are added to the binding's batch.
-import { avroDecoder } from "../decode/avro-decoder.ts";
 import type { DeclaredColumns } from "../decode/declared-columns.ts";
 import { jsonSchemaColumns } from "../decode/json-schema-columns.ts";
 import { type SchemaDecoder, UnsupportedSchemaError } from "../decode/typed-record.ts";
@@ -70,13 +69,13 @@ export class RegistryDecoders {
         const references = await this.#references(registered, new Set());
         lookup = {
           decoder:
+            // avsc loads only for a job that reads Avro, protobufjs only for one that reads Protobuf.
             format === "avro"
-              ? avroDecoder(
+              ? (await import("../decode/avro-decoder.ts")).avroDecoder(
                   registered.schema,
                   references.map((r) => r.schema),
                 )
-              : // protobufjs loads only for a job that reads Protobuf.
-                (await import("../decode/protobuf-decoder.ts")).protobufDecoder(registered.schema, references),
+              : (await import("../decode/protobuf-decoder.ts")).protobufDecoder(registered.schema, references),
         };
       }
     } catch (error) {

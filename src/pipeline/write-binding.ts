@@ -3,6 +3,10 @@
 // dead-letter table first, the binding's own table last, each with
 // the offsets it absorbed in its snapshot summary. Upsert bindings retire the previous row of
 // every key with a deletion vector (RowDelta); append bindings add every message (FastAppend).
+//
+// What writes rows (Arrow's column builders, the Parquet writer, the upsert key index) loads with
+// the first round that writes a file (rowWriting below): a round with nothing new only compares
+// positions, and a sync that finds nothing to read starts without those modules.
 
 import { DEAD_LETTER_SCHEMA } from "../decode/dead-letter.ts";
 import { millisToMicros, type OpType } from "../decode/system-columns.ts";
@@ -12,34 +16,32 @@ import {
   PartitionFieldError,
   partitionSpecUpdates,
 } from "../iceberg/commit/update-partition-spec.ts";
-import { type WrittenFile, writeDataFileRows } from "../iceberg/data-writer.ts";
+import type { WrittenFile } from "../iceberg/data-writer.ts";
 import { IcebergError } from "../iceberg/errors.ts";
-import {
-  type RequestedWriteSettings,
-  resolveWriteSettings,
-  TableProperties,
-  writeSettingsProperties,
-} from "../iceberg/index.ts";
-import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
+import type { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import { type PartitionSpec, unpartitioned } from "../iceberg/spec/partition-spec.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import type { Snapshot } from "../iceberg/spec/snapshot.ts";
 import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import { FLOE_JOB } from "../iceberg/spec/table-properties.ts";
 import { Table } from "../iceberg/table.ts";
+import {
+  type RequestedWriteSettings,
+  resolveWriteSettings,
+  writeSettingsProperties,
+} from "../iceberg/write-settings.ts";
 import type { Binding, Job } from "../job/job.ts";
 import { deadLetterTableName } from "../job/topics.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
 import type { BindingBatch, RejectReason } from "./binding-batch.ts";
-import { staleChanges, withoutStale } from "./change-order.ts";
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { Freshness } from "./freshness.ts";
 import { dedupKeyColumns, hashRowKeys } from "./key-hashes.ts";
-import { type KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
+import type { KeyIndexActivity, KeyIndexStore } from "./key-index-store.ts";
 import { type ClaimMember, ConcurrentSyncError, claimOffsets, type OffsetClaim } from "./offset-claim.ts";
-import { RowBatch } from "./row-batch.ts";
 import { advancePosition, type KafkaPosition, samePosition, type TopicIds } from "./snapshot-offsets.ts";
 
 export interface TableReport {
@@ -182,6 +184,7 @@ async function commitRound(
     return report;
   }
   if (!report.created) await recordWriteSettings(tables, table);
+  const { RowBatch, KeyIndexStore, staleChanges, withoutStale } = await rowWriting();
   const schema = currentSchema(table.metadata);
   const rows = batch.rows;
   const hashes = binding.dedupKeys.length > 0 ? hashRowKeys(rows, binding.dedupKeys, schema) : undefined;
@@ -291,7 +294,26 @@ async function recordWriteSettings(tables: BindingTables, table: Table): Promise
 
 async function writeRows(tables: BindingTables, table: Table, builder: ColumnBatchBuilder): Promise<WrittenFile[]> {
   if (builder.rowCount === 0) return [];
+  const { writeDataFileRows } = await rowWriting();
   return writeDataFileRows(table, builder.build(), requestedSettings(tables));
+}
+
+/** The modules that write rows, loaded by the first round that needs them (see the header). */
+async function rowWriting() {
+  const [
+    { writeDataFileRows },
+    { ColumnBatchBuilder },
+    { RowBatch },
+    { KeyIndexStore },
+    { staleChanges, withoutStale },
+  ] = await Promise.all([
+    import("../iceberg/data-writer.ts"),
+    import("../iceberg/parquet/column-batch.ts"),
+    import("./row-batch.ts"),
+    import("./key-index-store.ts"),
+    import("./change-order.ts"),
+  ]);
+  return { writeDataFileRows, ColumnBatchBuilder, RowBatch, KeyIndexStore, staleChanges, withoutStale };
 }
 
 /** Row r of a file holds row rows[r] of the batch, the message at rowMessages[rows[r]]. */
@@ -347,7 +369,7 @@ async function createTable(
         schema,
         spec,
         properties: {
-          [TableProperties.FLOE_JOB.key]: job.name,
+          [FLOE_JOB.key]: job.name,
           ...writeSettingsProperties(resolveWriteSettings(requestedSettings(tables), {}).settings),
         },
       }),
@@ -367,6 +389,7 @@ async function commitDeadLetters(tables: BindingTables, batch: BindingBatch, rea
   if (tables.deadLetterTable) await recordWriteSettings(tables, tables.deadLetterTable);
   else tables.deadLetterTable = await createTable(tables, deadLetterTableName(batch.binding.table), DEAD_LETTER_SCHEMA);
   const table = tables.deadLetterTable;
+  const { ColumnBatchBuilder } = await rowWriting();
   const builder = new ColumnBatchBuilder(currentSchema(table.metadata));
   const writtenAt = millisToMicros(Date.now());
   for (const m of batch.rejected) {

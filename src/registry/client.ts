@@ -9,8 +9,6 @@
 // id is cached for the client's life. Over node:https rather than fetch: fetch takes no CA of
 // its own, and a private registry's certificate is often signed by one.
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 
 export type SchemaType = "AVRO" | "PROTOBUF" | "JSON";
 
@@ -123,7 +121,13 @@ export class SchemaRegistryClient {
           ? { ca: this.#ca, rejectUnauthorized: this.#settings.tls?.insecureSkipVerify !== true }
           : {}),
       };
-      const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+      // Taken here as CommonJS modules, not imported: an ES import of node:http builds its whole
+      // namespace, which loads Node's fetch implementation (undici), tens of ms at the start of
+      // every command whose modules import this file, a registry in its job or not.
+      const send =
+        url.protocol === "https:"
+          ? process.getBuiltinModule("node:https").request
+          : process.getBuiltinModule("node:http").request;
       const req = send(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -5,7 +5,9 @@
 //
 // Secrets: the job keeps them as Secret (job/secret.ts), which serialises as "***"; the
 // credential-shaped keys below are also censored, should one ever reach a log call.
-import { type DestinationStream, type Level, type Logger, multistream, pino, type StreamEntry } from "pino";
+//
+// pino loads with the first logger: a command's options (LOG_LEVELS) and its --help need none.
+import type { DestinationStream, Level, Logger, StreamEntry } from "pino";
 import type { RunStore } from "../state/run-store.ts";
 
 export type { Logger } from "pino";
@@ -94,6 +96,8 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
     });
   }
   if (options.sink) streams.push({ level: "info", stream: options.sink });
+  // The default export: what both Node and the bundle give a CommonJS module's dynamic import.
+  const { default: pino } = await import("pino");
   const lowest = LOG_LEVELS.find((l) => l === options.level || (options.sink && l === "info")) ?? "info";
   return pino(
     {
@@ -103,6 +107,6 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
       // Errors as {type, message, kind} without stack traces on every line.
       serializers: { err: pino.stdSerializers.err },
     },
-    multistream(streams, { dedupe: false }),
+    pino.multistream(streams, { dedupe: false }),
   );
 }

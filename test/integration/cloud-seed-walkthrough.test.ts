@@ -15,11 +15,11 @@ import {
 } from "@azure/storage-blob";
 import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
+import { assertSeedWalkthrough, seedWalkthroughJobYaml } from "../../dev/seed-walkthrough.ts";
 import { adlfsPython } from "../../dev/services/adlfs-reader.ts";
 import { azurite, azuriteClient, azuriteService } from "../../dev/services/azurite.ts";
 import { fakeGcs, fakeGcsService, gcsObjectNames } from "../../dev/services/fake-gcs-server.ts";
 import { pyicebergRows } from "../helpers/pyiceberg-read.ts";
-import { assertSeedWalkthrough, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;

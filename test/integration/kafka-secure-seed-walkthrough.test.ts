@@ -12,7 +12,7 @@ import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { floeUser, grantAcls, principalOf, secureAdmin, sourceYaml } from "../../dev/kafka-secure.ts";
 import { type Readers, restTable, startReaders, testRestCatalog } from "../../dev/readers.ts";
-import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../../dev/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;

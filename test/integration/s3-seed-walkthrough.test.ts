@@ -12,11 +12,11 @@ import { after, before, test } from "node:test";
 import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { type Readers, restS3Table, startReaders } from "../../dev/readers.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../../dev/seed-walkthrough.ts";
 import { startVendingProxy, type VendingProxy } from "../../dev/services/credential-vending-proxy.ts";
 import { restS3Catalog } from "../../dev/services/iceberg-rest-s3.ts";
 import { minio } from "../../dev/services/minio.ts";
 import { objectKeys } from "../helpers/s3.ts";
-import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";

@@ -14,8 +14,8 @@ import { after, before, test } from "node:test";
 import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { type Readers, seaweedfsTable, startReaders } from "../../dev/readers.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../../dev/seed-walkthrough.ts";
 import { seaweedfs } from "../../dev/services/seaweedfs.ts";
-import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 process.env.AWS_EC2_METADATA_DISABLED = "true";

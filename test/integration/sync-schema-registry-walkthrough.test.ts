@@ -8,8 +8,8 @@ import { typeToString } from "#src/iceberg/spec/types.ts";
 import { produce } from "../../dev/kafka.ts";
 import { restTable } from "../../dev/readers.ts";
 import { avroValue, avroWriter, registerSchema } from "../../dev/registry.ts";
+import { assertSeedWalkthrough, engineReaders } from "../../dev/seed-walkthrough.ts";
 import { decimalBytes, registrySuite, tableSchema } from "../helpers/registry-sync.ts";
-import { assertSeedWalkthrough, engineReaders } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const suite = registrySuite();

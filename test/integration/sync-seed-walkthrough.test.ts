@@ -9,8 +9,8 @@ import { after, before, test } from "node:test";
 import { parseJob } from "#src/job/load-job.ts";
 import { createTopics, producePhase } from "../../demo/seed-walkthrough.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
+import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../../dev/seed-walkthrough.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { assertSeedWalkthrough, engineReaders, seedWalkthroughJobYaml } from "../helpers/seed-walkthrough.ts";
 import { syncJob } from "../helpers/sync-job.ts";
 
 const run = `${process.pid}_${Date.now()}`;

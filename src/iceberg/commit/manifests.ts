@@ -1,7 +1,7 @@
 // Manifest and manifest-list files of a commit: where they are written. Reading them back is
-// the scan's (scan/read-manifests.ts).
-import { writeManifestList } from "../avro/manifest-list.ts";
-import { ManifestWriter, type NewManifestFile } from "../avro/manifest-writer.ts";
+// the scan's (scan/read-manifests.ts). The Avro encoders (avsc) load with the first file written:
+// a command that commits nothing never needs them.
+import type { ManifestWriter, NewManifestFile } from "../avro/manifest-writer.ts";
 import { newMetadataFileLocation } from "../locations.ts";
 import { type DataFile, ManifestContent, type ManifestFile } from "../spec/manifest.ts";
 import { currentSchema, specById, type TableMetadata } from "../spec/table-metadata.ts";
@@ -14,6 +14,7 @@ export async function writeManifestFile(
   options: { content: ManifestContent; snapshotId: bigint; specId?: number },
   fill: (writer: ManifestWriter) => void,
 ): Promise<NewManifestFile> {
+  const { ManifestWriter } = await import("../avro/manifest-writer.ts");
   const writer = new ManifestWriter({
     schema: currentSchema(base),
     spec: specById(base, options.specId ?? base.defaultSpecId),
@@ -58,6 +59,7 @@ export async function writeManifestListFile(
     manifests: readonly (ManifestFile | NewManifestFile)[];
   },
 ): Promise<{ location: string; addedRows: bigint }> {
+  const { writeManifestList } = await import("../avro/manifest-list.ts");
   const { bytes, addedRows } = writeManifestList({
     snapshotId: options.snapshotId,
     ...(options.parentSnapshotId === undefined ? {} : { parentSnapshotId: options.parentSnapshotId }),

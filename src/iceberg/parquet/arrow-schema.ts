@@ -11,7 +11,7 @@
 // Required fields are non-nullable.
 import * as arrow from "apache-arrow";
 import type { Schema } from "../spec/schema.ts";
-import type { IcebergType, NestedField } from "../spec/types.ts";
+import { childFields, type IcebergType, type NestedField } from "../spec/types.ts";
 
 export const FIELD_ID_KEY = "PARQUET:field_id";
 
@@ -25,27 +25,6 @@ export function arrowField(field: NestedField): arrow.Field {
 
 export function fieldIdMetadata(id: number): Map<string, string> {
   return new Map([[FIELD_ID_KEY, String(id)]]);
-}
-
-/**
- * The children of a nested type as fields: a struct's fields, a list's element, a map's key and
- * value. Lists and maps name them as the Parquet spec's 3-level layouts do.
- */
-export function childFields(type: IcebergType): NestedField[] {
-  if (typeof type === "string") return [];
-  switch (type.kind) {
-    case "struct":
-      return [...type.fields];
-    case "list":
-      return [{ id: type.elementId, name: "element", required: type.elementRequired, type: type.element }];
-    case "map":
-      return [
-        { id: type.keyId, name: "key", required: true, type: type.key },
-        { id: type.valueId, name: "value", required: type.valueRequired, type: type.value },
-      ];
-    default:
-      return [];
-  }
 }
 
 export function arrowType(type: IcebergType): arrow.DataType {

@@ -11,8 +11,7 @@
 // a required child), as Arrow's layout requires.
 import * as arrow from "apache-arrow";
 import { IcebergError } from "../errors.ts";
-import { isInt64, type NestedField } from "../spec/types.ts";
-import { childFields } from "./arrow-schema.ts";
+import { childFields, isInt64, type NestedField } from "../spec/types.ts";
 
 /** Rows a column has room for before it first grows, unless the batch says how many to expect. */
 const DEFAULT_CAPACITY = 1024;

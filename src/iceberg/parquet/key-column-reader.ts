@@ -18,8 +18,14 @@ import { decodingFileAsync, IcebergError } from "../errors.ts";
 import type { Schema } from "../spec/schema.ts";
 import { asStruct } from "../spec/schema.ts";
 import { bytesToUuid, decodeDecimal, type SingleValue } from "../spec/single-value.ts";
-import { type IcebergType, isInt64, isPrimitive, type NestedField, type PrimitiveType } from "../spec/types.ts";
-import { childFields } from "./arrow-schema.ts";
+import {
+  childFields,
+  type IcebergType,
+  isInt64,
+  isPrimitive,
+  type NestedField,
+  type PrimitiveType,
+} from "../spec/types.ts";
 import { findFieldPath } from "./parquet-field-ids.ts";
 
 export type KeyValue = SingleValue | null;

@@ -18,8 +18,7 @@ import {
   WRITE_METADATA_METRICS_MAX_INFERRED_COLUMN_DEFAULTS,
   writeMetadataMetricsColumn,
 } from "../spec/table-properties.ts";
-import { type IcebergType, isPrimitive } from "../spec/types.ts";
-import { childFields } from "./arrow-schema.ts";
+import { childFields, type IcebergType, isPrimitive } from "../spec/types.ts";
 
 export { type MetricsMode, parseMetricsMode };
 

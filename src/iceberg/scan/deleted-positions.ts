@@ -4,11 +4,11 @@
 //
 // And the deleted positions of one data file as a snapshot holds them (deletedPositionsOf): its
 // DV, else the rows of its position delete files (spec "Position Delete Files": Parquet rows of
-// file_path and pos, reserved field ids 2147483546 and 2147483545) that name it.
-import { parquetReadObjects } from "hyparquet";
+// file_path and pos, reserved field ids 2147483546 and 2147483545) that name it. The Parquet
+// reader loads with the first position delete file read: floe writes none, so most commits that
+// retire rows never need it.
 import { decodingFile, decodingFileAsync, IcebergError } from "../errors.ts";
 import type { FileIO } from "../io/file-io.ts";
-import { compressors } from "../parquet/key-column-reader.ts";
 import { readDeletionVector } from "../puffin/deletion-vector-file.ts";
 import { RoaringPositionBitmap } from "../puffin/roaring64.ts";
 import type { DeletionVectorFile, OtherDeleteFile } from "../spec/manifest.ts";
@@ -26,7 +26,11 @@ export async function readPositionDeleteFile(io: FileIO, file: OtherDeleteFile):
   if (file.fileFormat !== "PARQUET") {
     throw new IcebergError("unsupported", `${file.filePath}: position delete files in ${file.fileFormat} are not read`);
   }
-  const bytes = await io.read(file.filePath);
+  const [bytes, { parquetReadObjects }, { compressors }] = await Promise.all([
+    io.read(file.filePath),
+    import("hyparquet"),
+    import("../parquet/key-column-reader.ts"),
+  ]);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const rows = await decodingFileAsync(`${file.filePath} (position delete file)`, () =>
     parquetReadObjects({ file: buffer, columns: ["file_path", "pos"], compressors }),

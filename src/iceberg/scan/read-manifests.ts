@@ -1,8 +1,6 @@
 // The manifest list of a snapshot and the live entries of a manifest, read through the cache of
-// the table's catalog.
-import { inheritFromManifestFile } from "../avro/inheritance.ts";
-import { readManifestList as decodeManifestList } from "../avro/manifest-list.ts";
-import { readManifest } from "../avro/manifest-reader.ts";
+// the table's catalog. The Avro decoders (avsc) load with the first manifest read: a command
+// that only looks at table metadata (a sync with nothing new) never needs them.
 import { decodingFile } from "../errors.ts";
 import { type ContentFile, EntryStatus, type ManifestEntry, type ManifestFile } from "../spec/manifest.ts";
 import type { Snapshot } from "../spec/snapshot.ts";
@@ -12,7 +10,10 @@ export function readManifestList(table: Table, snapshot: Snapshot): Promise<Mani
   return table.manifestCache.get(
     snapshot.manifestList,
     async () => {
-      const bytes = await table.io.read(snapshot.manifestList);
+      const [bytes, { readManifestList: decodeManifestList }] = await Promise.all([
+        table.io.read(snapshot.manifestList),
+        import("../avro/manifest-list.ts"),
+      ]);
       return decodingFile(snapshot.manifestList, () => decodeManifestList(bytes));
     },
     manifestListBytes,
@@ -24,7 +25,11 @@ export function readManifestEntries(table: Table, manifest: ManifestFile): Promi
   return table.manifestCache.get(
     manifest.manifestPath,
     async () => {
-      const bytes = await table.io.read(manifest.manifestPath);
+      const [bytes, { readManifest }, { inheritFromManifestFile }] = await Promise.all([
+        table.io.read(manifest.manifestPath),
+        import("../avro/manifest-reader.ts"),
+        import("../avro/inheritance.ts"),
+      ]);
       const { entries } = decodingFile(manifest.manifestPath, () => readManifest(bytes));
       return inheritFromManifestFile(entries, manifest).filter((e) => e.status !== EntryStatus.DELETED);
     },

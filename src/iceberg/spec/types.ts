@@ -99,6 +99,28 @@ export function isInt64(type: IcebergType): type is Int64TypeName {
   }
 }
 
+/**
+ * The children of a nested type as fields: a struct's fields, a list's element, a map's key and
+ * value. Lists and maps name them as Java's ListType.fields() and MapType.fields() do, which are
+ * the names of the Parquet spec's 3-level layouts.
+ */
+export function childFields(type: IcebergType): NestedField[] {
+  if (typeof type === "string") return [];
+  switch (type.kind) {
+    case "struct":
+      return [...type.fields];
+    case "list":
+      return [{ id: type.elementId, name: "element", required: type.elementRequired, type: type.element }];
+    case "map":
+      return [
+        { id: type.keyId, name: "key", required: true, type: type.key },
+        { id: type.valueId, name: "value", required: type.valueRequired, type: type.value },
+      ];
+    default:
+      return [];
+  }
+}
+
 export function typeToString(type: IcebergType): string {
   if (typeof type === "string") return type;
   switch (type.kind) {

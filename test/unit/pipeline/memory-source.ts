@@ -41,6 +41,8 @@ export class MemorySource implements SyncSource {
   readonly failReads = new Map<string, bigint>();
   /** Group -> its committed offsets. */
   readonly groups = new Map<string, TopicPartitionOffsets>();
+  /** Every group commit, as sent. */
+  readonly groupCommits: { group: string; offsets: TopicPartitionOffsets }[] = [];
   /** Every call of readPartitions, with its ranges. */
   readonly reads: PartitionRange[][] = [];
   /** Awaited before each batch is read: a test's other writer acts at that point of the sync. */
@@ -125,6 +127,7 @@ export class MemorySource implements SyncSource {
   }
 
   async commitGroupOffsets(group: string, offsets: TopicPartitionOffsets): Promise<void> {
+    this.groupCommits.push({ group, offsets: new Map([...offsets].map(([t, p]) => [t, new Map(p)])) });
     const committed = this.groups.get(group) ?? new Map<string, Map<number, bigint>>();
     for (const [topic, partitions] of offsets) {
       const into = committed.get(topic) ?? new Map<number, bigint>();

@@ -70,17 +70,21 @@ test("the next sync reads only what is new, and a sync with nothing new commits 
     ],
   );
   const before = (await f.catalog.loadTable({ namespace: ["unit_topics"], name: "views" })).metadata.snapshots.length;
+  const groupCommits = f.source.groupCommits.length;
   const idle = await f.sync();
   assert.equal(idle.report.messagesRead, 0);
   assert.ok(idle.report.tables.every((t) => t.snapshotId === null));
   const afterIdle = (await f.catalog.loadTable({ namespace: ["unit_topics"], name: "views" })).metadata.snapshots;
   assert.equal(afterIdle.length, before, "no empty snapshot");
+  assert.equal(f.source.groupCommits.length, groupCommits, "no group commit: the group holds every offset already");
 });
 
 test("the table's offsets win over the group's: a group left behind re-reads nothing", async () => {
-  f.source.groups.set("floe_unit", new Map([["views", new Map([[0, 0n]])]]));
+  f.source.groups.get("floe_unit")!.set("views", new Map([[0, 0n]]));
   const { report } = await f.sync();
   assert.equal(report.messagesRead, 0);
   assert.equal((await f.rows("views")).length, 3);
   assert.equal(f.source.groups.get("floe_unit")?.get("views")?.get(0), 3n, "caught up");
+  // Only the partition that was behind: the others' offsets are the group's already.
+  assert.deepEqual(f.source.groupCommits.at(-1)?.offsets, new Map([["views", new Map([[0, 3n]])]]));
 });

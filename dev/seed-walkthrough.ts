@@ -2,11 +2,12 @@
 // shared/scenarios/seed-walkthrough/expected.json) checked one way for every store and catalog:
 // after a phase's sync, the sync's report and what each reader reads back of both tables. The
 // tests differ in where the tables live and which engines can read them; they pass readers.
+// The start-up bench checks its walkthrough syncs with it too.
 import assert from "node:assert/strict";
-import type { SyncReport } from "#src/pipeline/sync.ts";
-import { expected } from "../../demo/seed-walkthrough.ts";
-import { bootstrapServers } from "../../dev/kafka.ts";
-import type { Readers, Row, TableRef } from "../../dev/readers.ts";
+import { expected } from "../demo/seed-walkthrough.ts";
+import type { SyncReport } from "../src/pipeline/sync.ts";
+import { bootstrapServers } from "./kafka.ts";
+import type { Readers, Row, TableRef } from "./readers.ts";
 
 export type SeedTable = "customers" | "orders";
 
