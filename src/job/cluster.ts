@@ -1,4 +1,4 @@
-// A job's `cluster:` setting: several `floe run` (or `floe serve`) processes of the same job
+// A job file's `cluster:` setting: several `floe run` processes of the same job
 // share its partitions as members of the job's consumer group. Without it a process lands every
 // partition and never joins the group (it only stores offsets there), as before.
 //   session_timeout      how long the group waits for a member's heartbeat before it gives the
