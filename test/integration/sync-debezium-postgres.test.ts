@@ -12,12 +12,10 @@
 // second time (real duplicates); and a floe sync SIGKILLed after writing its data files, run
 // again, then once more with nothing to do.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import type { DebeziumInstall } from "../../dev/services/debezium.ts";
@@ -31,8 +29,8 @@ import {
   waitForMessages,
 } from "../helpers/debezium-postgres.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
+import { floeSync as floeSyncIn, syncTopic } from "../helpers/sync-cli.ts";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const run = `dbzpg${process.pid}_${Date.now()}`;
 const topic = `${run}.public.customers`;
 const namespace = `${run}_topics`;
@@ -122,47 +120,8 @@ async function captures(count: number): Promise<void> {
   await waitForMessages(worker!, topic, partitions, captured);
 }
 
-interface SyncRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function floeSync(env: Record<string, string> = {}): Promise<SyncRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["src/cli/main.ts", "sync", "--config", jobPath, "--state-dir", join(dir, "state"), "--json"],
-      { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
-interface TableFigures {
-  messagesRead: number;
-  recordsAdded: number;
-  positionsDeleted: number;
-  deadLetters: number;
-  snapshotId: string | null;
-}
-
-async function sync(): Promise<TableFigures> {
-  const result = await floeSync();
-  assert.equal(result.code, 0, result.stderr || result.stdout);
-  const report = JSON.parse(result.stdout) as { tables: (TableFigures & { topic: string })[] };
-  return report.tables.find((t) => t.topic === topic) ?? ({ messagesRead: 0 } as TableFigures);
-}
+const floeSync = (env: Record<string, string> = {}) => floeSyncIn(jobPath, join(dir, "state"), env);
+const sync = () => syncTopic(jobPath, join(dir, "state"), topic);
 
 const iso = (column: string, zone: string) => `to_char(${column}${zone}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 

@@ -11,20 +11,18 @@
 // of their own) and duplicates; a column added upstream; a sync killed (SIGKILL) after it wrote
 // its data files, then run again; and a last run that has nothing to do and changes nothing.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { ProduceAcks, Producer } from "@platformatic/kafka";
 import { bootstrapServers, createTopic } from "../../dev/kafka.ts";
 import { type Readers, type Row, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { type ChangeMessage, DebeziumTable, sourceRow } from "../helpers/debezium-events.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
+import { floeSync as floeSyncIn, syncTopic } from "../helpers/sync-cli.ts";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const run = `dbz${process.pid}_${Date.now()}`;
 const topic = `${run}.public.customers`;
 const namespace = `${run}_topics`;
@@ -83,47 +81,8 @@ async function produceChanges(messages: ChangeMessage[]) {
   }
 }
 
-interface SyncRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function floeSync(env: Record<string, string> = {}): Promise<SyncRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["src/cli/main.ts", "sync", "--config", jobPath, "--state-dir", join(dir, "state"), "--json"],
-      { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
-interface TableFigures {
-  messagesRead: number;
-  recordsAdded: number;
-  positionsDeleted: number;
-  deadLetters: number;
-  snapshotId: string | null;
-}
-
-async function sync(): Promise<TableFigures> {
-  const result = await floeSync();
-  assert.equal(result.code, 0, result.stderr || result.stdout);
-  const report = JSON.parse(result.stdout) as { tables: (TableFigures & { topic: string })[] };
-  return report.tables.find((t) => t.topic === topic) ?? ({ messagesRead: 0 } as TableFigures);
-}
+const floeSync = (env: Record<string, string> = {}) => floeSyncIn(jobPath, join(dir, "state"), env);
+const sync = () => syncTopic(jobPath, join(dir, "state"), topic);
 
 function micros(us: number): string {
   const iso = new Date(Math.floor(us / 1000)).toISOString();
