@@ -1,6 +1,6 @@
 // A sync's events as log lines: what an operator reads in `floe logs` and a log collector
 // indexes. Per batch progress is debug; a commit, the plan and the end are info; dead letters
-// warn; a failure error, with its kind. The logger is the run's child (it carries runId and job).
+// and a consumer group left behind warn; a failure error, with its kind. The logger is the run's child (it carries runId and job).
 import type { Logger } from "pino";
 import type { SyncEvent } from "../pipeline/events.ts";
 
@@ -63,12 +63,19 @@ export function logEvent(log: Logger, event: SyncEvent): void {
       );
       return;
     }
-    case "finished":
-      log.info(
-        { status: event.status, messages: event.messagesRead, durationMs: Math.round(event.durationMs) },
-        `run ${event.status}: ${event.messagesRead} messages in ${Math.round(event.durationMs)} ms${event.readError ? ` (reading stopped: ${event.readError})` : ""}`,
-      );
+    case "finished": {
+      const fields = { status: event.status, messages: event.messagesRead, durationMs: Math.round(event.durationMs) };
+      const msg = `run ${event.status}: ${event.messagesRead} messages in ${Math.round(event.durationMs)} ms${event.readError ? ` (reading stopped: ${event.readError})` : ""}`;
+      // The tables hold what was read and their offsets win at the next run: a consumer group
+      // left behind misleads only lag tools, so it warns and the run does not fail.
+      if (event.groupCommitError === undefined) log.info(fields, msg);
+      else
+        log.warn(
+          { ...fields, groupCommitError: event.groupCommitError },
+          `${msg}; consumer group not updated: ${event.groupCommitError} (the tables' offsets win at the next run)`,
+        );
       return;
+    }
     case "failed":
       log.error(
         { kind: event.error.kind, retryable: event.error.retryable, error: event.error.name },

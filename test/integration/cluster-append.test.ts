@@ -29,98 +29,32 @@
 // lands a fortieth of it, at least 1,800). Default 240,000: about 2.5 min on a 2-core machine
 // shared with other tests; the issue's 2,000,000 passes in about 7.5 min.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
-import { Table } from "#src/iceberg/table.ts";
 import { GENERATION_SUMMARY_KEY, MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
 import { OFFSETS_SUMMARY_KEY, offsetsFromSummary } from "#src/pipeline/snapshot-offsets.ts";
 import { createTopic, deleteTopic } from "../../dev/kafka.ts";
-import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
+import { type Readers, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { alive, Landing, type Member, Members } from "../helpers/cluster-members.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
 import { until } from "../helpers/service-process.ts";
-import { OffsetCounter, produceExactly, syncWorkspace } from "../helpers/sync-model.ts";
+import { syncWorkspace } from "../helpers/sync-model.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
 const MESSAGES = Number(process.env.FLOE_CLUSTER_MESSAGES ?? 240_000);
 const SESSION_TIMEOUT_MS = 8000;
 const ws = syncWorkspace("cluster");
-const children: ChildProcess[] = [];
-const members: Member[] = [];
+const members = new Members(ws.dir);
 const catalog = await connectRestCatalog({ uri: restCatalog.uri });
 
-/** One job's topic, its append table and the model of what the table must hold: every message produced. */
-class Landing {
-  readonly job: string;
-  readonly topic: string;
-  readonly namespace: string;
-  readonly partitions: number;
-  readonly counter = new OffsetCounter();
-  /** Every message produced: partition, offset and the id in its value. */
-  readonly produced: { partition: number; offset: bigint; id: number }[] = [];
-
-  constructor(job: string, partitions: number) {
-    this.job = job;
-    this.topic = `${job}_t`;
-    this.namespace = `${job}_topics`;
-    this.partitions = partitions;
-  }
-
-  get table() {
-    return restTable(this.namespace, "t");
-  }
-
-  async produce(count: number): Promise<void> {
-    const start = this.produced.length;
-    const messages = this.counter.assign(
-      Array.from({ length: count }, (_, i) => {
-        const id = start + i;
-        return { partition: id % this.partitions, key: `k${id}`, value: { id, pad: "x".repeat(40) } };
-      }),
-    );
-    await produceExactly(this.topic, messages, this.counter);
-    for (const m of messages) {
-      this.produced.push({ partition: m.partition, offset: m.offset, id: (m.value as { id: number }).id });
-    }
-  }
-
-  /** The table's row count as its current snapshot says (an append table: one row per message). */
-  async landed(): Promise<number> {
-    try {
-      const { metadata } = await Table.load(catalog, { namespace: [this.namespace], name: "t" });
-      const current = metadata.snapshots.find((s) => s.snapshotId === metadata.currentSnapshotId);
-      return Number(current?.summary["total-records"] ?? 0);
-    } catch {
-      return 0;
-    }
-  }
-
-  /** The table's snapshots, oldest first. */
-  async snapshots() {
-    const { metadata } = await Table.load(catalog, { namespace: [this.namespace], name: "t" });
-    return [...metadata.snapshots].sort((a, b) => Number(a.sequenceNumber - b.sequenceNumber));
-  }
-
-  /** What every reader must read, in (partition, offset) order. */
-  async assertReaders(): Promise<void> {
-    readers ??= await startReaders();
-    const expected = [...this.produced]
-      .sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
-      .map((m) => ({ id: BigInt(m.id), _kafka_partition: m.partition, _kafka_offset: m.offset }));
-    await readers.assertRows(this.table, expected, {
-      columns: ["id", "_kafka_partition", "_kafka_offset"],
-      orderBy: ["_kafka_partition", "_kafka_offset"],
-    });
-  }
-}
-
-const continuous = new Landing(`${ws.name}_c`, 12);
-const scheduled = new Landing(`${ws.name}_s`, 6);
+const continuous = new Landing(catalog, `${ws.name}_c`, 12);
+const scheduled = new Landing(catalog, `${ws.name}_s`, 6);
 
 // Started once the members are done: Spark's JVM would otherwise compete with them for the cores.
 let readers: Readers | undefined;
@@ -129,56 +63,11 @@ before(async () => {
   await createTopic(scheduled.topic, scheduled.partitions);
 });
 after(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  // Each member's log, for a failure to be read after the fact.
-  for (const m of members) writeFileSync(join(ws.dir, `member-${m.name}.log`), m.output());
-  console.log(`members' logs: ${ws.dir}/member-*.log`);
+  // Each member's log stays in the test's folder, for a failure to be read after the fact.
+  members.close();
   await readers?.close();
   for (const l of [continuous, scheduled]) await deleteTopic(l.topic).catch(() => {});
 });
-
-interface Member {
-  name: string;
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-  /** The partitions of the member's last assignment, from its log. */
-  assigned: () => number[] | undefined;
-}
-
-function floeRun(file: string, topic: string, name: string, env: Record<string, string> = {}): Member {
-  const stateRoot = join(ws.dir, `state-${name}`);
-  mkdirSync(stateRoot, { recursive: true });
-  const child = spawn(
-    process.execPath,
-    ["src/cli/main.ts", "run", "--config", file, "--state-dir", stateRoot, "--log-format", "json"],
-    { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
-  );
-  children.push(child);
-  let output = "";
-  child.stdout.on("data", (d) => {
-    output += d;
-  });
-  child.stderr.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })),
-  );
-  const assigned = () => {
-    let last: number[] | undefined;
-    for (const line of output.split("\n")) {
-      if (!line.includes('"cluster: member of')) continue;
-      const { partitions } = JSON.parse(line) as { partitions: string };
-      const match = new RegExp(`${topic}\\[([\\d,]*)\\]`).exec(partitions);
-      last = match ? match[1]!.split(",").map(Number) : [];
-    }
-    return last;
-  };
-  const member = { name, child, exited, output: () => output, assigned };
-  members.push(member);
-  return member;
-}
 
 const execFileAsync = promisify(execFile);
 
@@ -241,8 +130,6 @@ function assertOneMaintainerPerGeneration(all: readonly Member[]): void {
   }
 }
 
-const alive = (m: Member) => m.child.exitCode === null && m.child.signalCode === null;
-
 test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fourth member; every message once", async () => {
   const { topic, partitions: PARTITIONS } = continuous;
   const produce = (count: number) => continuous.produce(count);
@@ -261,9 +148,9 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
   // 1. Three members, four partitions each.
   // a SIGKILLs itself between writing its second round's data files and committing them.
   const first = [
-    floeRun(file, topic, "a", { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "crash" }),
-    floeRun(file, topic, "b"),
-    floeRun(file, topic, "c"),
+    members.run(file, topic, "a", { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "crash" }),
+    members.run(file, topic, "b"),
+    members.run(file, topic, "c"),
   ];
   await within("three members with four partitions each", () =>
     first.every((m) => m.assigned()?.length === PARTITIONS / 3),
@@ -305,7 +192,7 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
   // to the two others, which land the third quarter. Then it resumes: its commit must be refused.
   const [b, c] = rest as [Member, Member];
   const pauseFile = join(ws.dir, "zombie-paused");
-  const zombie = floeRun(file, topic, "z", {
+  const zombie = members.run(file, topic, "z", {
     FLOE_FAULT_AT: "after-data-files:1",
     FLOE_FAULT: "pause",
     FLOE_FAULT_FILE: pauseFile,
@@ -328,7 +215,7 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
   assert.equal(await landed(), 3 * quarter, "the zombie landed nothing twice");
 
   // 4. A fourth member joins mid-run.
-  const fourth = floeRun(file, topic, "d");
+  const fourth = members.run(file, topic, "d");
   const lastProducing = produce(MESSAGES - 3 * quarter);
   await within("four members with three partitions each", () =>
     [b, c, zombie, fourth].every((m) => m.assigned()?.length === PARTITIONS / 4),
@@ -378,7 +265,8 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
   for (let p = 0; p < PARTITIONS; p++)
     assert.equal(last.get(p), continuous.counter.end(p), `partition ${p} ends at its log end`);
 
-  await continuous.assertReaders();
+  readers ??= await startReaders();
+  await continuous.assertReaders(readers);
 });
 
 test("on a schedule: two replicas each land their share at every tick, the leader alone maintains; one leaves, one joins; every message once", async () => {
@@ -393,7 +281,7 @@ test("on a schedule: two replicas each land their share at every tick, the leade
     cluster: { session_timeout: `${SESSION_TIMEOUT_MS}ms`, heartbeat_interval: "1s", rebalance_timeout: "30s" },
   });
   const tenth = Math.max(600, Math.floor(MESSAGES / 40));
-  const [a, b] = [floeRun(file, topic, "sa"), floeRun(file, topic, "sb")];
+  const [a, b] = [members.run(file, topic, "sa"), members.run(file, topic, "sb")];
   await within("two members with three partitions each", () =>
     [a, b].every((m) => m.assigned()?.length === partitions / 2),
   );
@@ -419,7 +307,7 @@ test("on a schedule: two replicas each land their share at every tick, the leade
   const before = firstLeader === b ? maintainedIn(b).length : 0;
   await within("the remaining member maintains the table", () => maintainedIn(b).length > before + 1, 120_000);
 
-  const c = floeRun(file, topic, "sc");
+  const c = members.run(file, topic, "sc");
   await within("two members with three partitions each again", () =>
     [b, c].every((m) => m.assigned()?.length === partitions / 2),
   );
@@ -428,5 +316,6 @@ test("on a schedule: two replicas each land their share at every tick, the leade
   for (const m of [b, c]) m.child.kill("SIGTERM");
   for (const m of [b, c]) assert.equal((await m.exited).code, 0, m.output().slice(-3000));
   assertOneMaintainerPerGeneration([a, b, c]);
-  await scheduled.assertReaders();
+  readers ??= await startReaders();
+  await scheduled.assertReaders(readers);
 });

@@ -60,3 +60,36 @@ test("progress is debug, plan and commits info, dead letters warn, a failure err
     [{ "not-json": 2 }, "commit-conflict", true],
   );
 });
+
+test("a run whose consumer group was left behind warns with the reason; one that committed it is info", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  const log = await createLogger({ level: "info", format: "json", destination });
+  const finished = {
+    runId: "r",
+    at: 1,
+    type: "finished",
+    status: "complete",
+    readStatus: "complete",
+    messagesRead: 7,
+    durationMs: 12,
+  } as const;
+  logEvent(log, finished);
+  logEvent(log, { ...finished, groupCommitError: "consumer group g: generation 3 ended" });
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg, l.groupCommitError]),
+    [
+      [30, "run complete: 7 messages in 12 ms", undefined],
+      [
+        40,
+        "run complete: 7 messages in 12 ms; consumer group not updated: consumer group g: generation 3 ended (the tables' offsets win at the next run)",
+        "consumer group g: generation 3 ended",
+      ],
+    ],
+  );
+});
