@@ -21,9 +21,10 @@ import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
+import { countingCommits } from "../dev/counting-catalog.ts";
 import { type Readers, restTable, startReaders } from "../dev/readers.ts";
 import { restCatalog } from "../dev/services/iceberg-rest.ts";
-import { type Catalog, CommitConflictError, type TableIdentifier } from "../src/iceberg/catalog/catalog.ts";
+import type { TableIdentifier } from "../src/iceberg/catalog/catalog.ts";
 import { connectRestCatalog } from "../src/iceberg/catalog/rest-catalog.ts";
 import { writeDataFiles } from "../src/iceberg/data-writer.ts";
 import { ColumnBatchBuilder } from "../src/iceberg/parquet/column-batch.ts";
@@ -61,31 +62,8 @@ interface MemberResult {
   lateMs: number[];
 }
 
-/** A catalog whose commits count the conflicts the catalog answers (409). */
-function countingConflicts(inner: Catalog, counter: { conflicts: number }): Catalog {
-  return new Proxy(inner, {
-    get(target, property) {
-      // The catalog's own private fields need the catalog itself as `this`.
-      const value = Reflect.get(target, property, target);
-      if (property !== "commitTable") return typeof value === "function" ? value.bind(target) : value;
-      return async (...args: Parameters<Catalog["commitTable"]>) => {
-        try {
-          return await target.commitTable(...args);
-        } catch (error) {
-          if (error instanceof CommitConflictError) counter.conflicts++;
-          throw error;
-        }
-      };
-    },
-  });
-}
-
 async function member(index: number, id: TableIdentifier, intervalMs: number, seconds: number, rows: number) {
-  const counter = { conflicts: 0 };
-  const catalog = countingConflicts(
-    await connectRestCatalog({ uri: restCatalog.uri, warehouse: restCatalog.warehouse }),
-    counter,
-  );
+  const catalog = countingCommits(await connectRestCatalog({ uri: restCatalog.uri, warehouse: restCatalog.warehouse }));
   const result: MemberResult = {
     member: index,
     commits: 0,
@@ -136,7 +114,7 @@ async function member(index: number, id: TableIdentifier, intervalMs: number, se
       // The files of a failed commit are orphans; the member retries the same offsets at the next tick.
     }
   }
-  result.conflicts = counter.conflicts;
+  result.conflicts = catalog.counts.conflicts;
   result.lastOffset = offset.toString();
   await catalog.close();
   return result;

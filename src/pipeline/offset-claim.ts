@@ -4,8 +4,9 @@
 // already holds some of these messages: landing ours too would hold them twice. So at every
 // commit attempt, against the parent that attempt commits on, the parent's offsets of every
 // partition this commit absorbs must be the ones the sync started from, partition by
-// partition, and recorded under the same topic id (the check the Iceberg Kafka Connect sink
-// makes on every commit); and the position the new snapshot records is the parent's with this
+// partition, and recorded under the same topic id, or, where the table recorded none of the
+// topic when the sync started, under the id the sync read (the check the Iceberg Kafka Connect
+// sink makes on every commit); and the position the new snapshot records is the parent's with this
 // commit's partitions advanced, never a stale copy of another writer's.
 //
 // The parent's position is resolved as planning resolves it (the newest ancestor's summary, else
@@ -78,7 +79,11 @@ export function claimOffsets<P extends SnapshotProducer>(producer: P, claim: Off
       for (const [topic, partitions] of claim.read) {
         const id = position.topicIds.get(topic);
         const startedId = claim.startedFrom.topicIds.get(topic);
-        if (id !== startedId)
+        // A table that held no position of the topic when this sync started may since record the
+        // very topic this sync read (another member's first commit of its own partitions): the
+        // partitions below decide. Any other id change means the topic was re-created meanwhile.
+        const recordedSinceAsRead = startedId === undefined && id === claim.topicIds.get(topic);
+        if (id !== startedId && !recordedSinceAsRead)
           moved.push(`${topic} recorded as topic id ${id ?? "none"}, this sync started from ${startedId ?? "none"}`);
         for (const partition of partitions.keys()) {
           const expected = claim.startedFrom.offsets.get(topic)?.get(partition);

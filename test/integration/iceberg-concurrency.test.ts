@@ -12,13 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import {
-  type Catalog,
-  CommitConflictError,
-  type LoadedTable,
-  type TableCreation,
-  type TableIdentifier,
-} from "#src/iceberg/catalog/catalog.ts";
+import type { TableIdentifier } from "#src/iceberg/catalog/catalog.ts";
 import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
 import { openSqlCatalog } from "#src/iceberg/catalog/sql-catalog.ts";
 import { ValidationError } from "#src/iceberg/commit/validation-error.ts";
@@ -27,8 +21,8 @@ import { planFiles } from "#src/iceberg/scan/plan-files.ts";
 import type { DataFile } from "#src/iceberg/spec/manifest.ts";
 import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
 import { currentSnapshot, snapshotById } from "#src/iceberg/spec/table-metadata.ts";
-import type { TableRequirement, TableUpdate } from "#src/iceberg/spec/table-update.ts";
 import { Table } from "#src/iceberg/table.ts";
+import { type CountingCatalog, countingCommits } from "../../dev/counting-catalog.ts";
 import { type Readers, type Row, restTable, startReaders, type TableRef } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { arrowRows, byId } from "../helpers/tables.ts";
@@ -38,63 +32,6 @@ before(async () => {
   readers = await startReaders();
 });
 after(() => readers?.close());
-
-/** A catalog that counts the commits it refuses with a conflict (409 / failed compare-and-swap). */
-class CountingCatalog implements Catalog {
-  conflicts = 0;
-  commits = 0;
-  readonly inner: Catalog;
-  constructor(inner: Catalog) {
-    this.inner = inner;
-  }
-  get name() {
-    return this.inner.name;
-  }
-  listNamespaces(parent?: readonly string[]) {
-    return this.inner.listNamespaces(parent);
-  }
-  createNamespace(namespace: readonly string[], properties?: Readonly<Record<string, string>>) {
-    return this.inner.createNamespace(namespace, properties);
-  }
-  namespaceExists(namespace: readonly string[]) {
-    return this.inner.namespaceExists(namespace);
-  }
-  dropNamespace(namespace: readonly string[]) {
-    return this.inner.dropNamespace(namespace);
-  }
-  listTables(namespace: readonly string[]) {
-    return this.inner.listTables(namespace);
-  }
-  tableExists(identifier: TableIdentifier) {
-    return this.inner.tableExists(identifier);
-  }
-  loadTable(identifier: TableIdentifier) {
-    return this.inner.loadTable(identifier);
-  }
-  createTable(identifier: TableIdentifier, table: TableCreation) {
-    return this.inner.createTable(identifier, table);
-  }
-  dropTable(identifier: TableIdentifier, options?: { purge?: boolean }) {
-    return this.inner.dropTable(identifier, options);
-  }
-  async commitTable(
-    identifier: TableIdentifier,
-    requirements: readonly TableRequirement[],
-    updates: readonly TableUpdate[],
-  ): Promise<LoadedTable> {
-    try {
-      const loaded = await this.inner.commitTable(identifier, requirements, updates);
-      this.commits++;
-      return loaded;
-    } catch (error) {
-      if (error instanceof CommitConflictError) this.conflicts++;
-      throw error;
-    }
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 const schema = {
   schemaId: 0,
@@ -161,10 +98,10 @@ async function racingWriters(
     bEffect();
   }
 
-  const conflicts = catalogs[0].conflicts + catalogs[1].conflicts;
+  const conflicts = catalogs[0].counts.conflicts + catalogs[1].counts.conflicts;
   log(
     `${rounds} rounds, ${snapshots.length} snapshots: ${conflicts} conflicts retried ` +
-      `(writer A ${catalogs[0].conflicts}, writer B ${catalogs[1].conflicts})`,
+      `(writer A ${catalogs[0].counts.conflicts}, writer B ${catalogs[1].counts.conflicts})`,
   );
   assert.ok(conflicts >= rounds, `every round races two commits over one parent; saw ${conflicts} conflicts`);
 
@@ -247,8 +184,8 @@ async function conflictingDeletes(
 test("REST catalog: two writers racing on one table both land (409 path), a DV conflict does not", async (t) => {
   const namespace = `concurrency_${process.pid}_${Date.now()}`;
   const catalogs: [CountingCatalog, CountingCatalog] = [
-    new CountingCatalog(await connectRestCatalog({ uri: restCatalog.uri })),
-    new CountingCatalog(await connectRestCatalog({ uri: restCatalog.uri })),
+    countingCommits(await connectRestCatalog({ uri: restCatalog.uri })),
+    countingCommits(await connectRestCatalog({ uri: restCatalog.uri })),
   ];
   try {
     await catalogs[0].createNamespace([namespace]);
@@ -264,8 +201,8 @@ test("REST catalog: two writers racing on one table both land (409 path), a DV c
 test("SQLite catalog: two writers (two database connections) racing on one table both land, a DV conflict does not", async (t) => {
   const warehouse = await mkdtemp(join(tmpdir(), "floe-concurrency-"));
   const catalogs: [CountingCatalog, CountingCatalog] = [
-    new CountingCatalog(await openSqlCatalog({ warehouse, name: "floe_race" })),
-    new CountingCatalog(await openSqlCatalog({ warehouse, name: "floe_race" })),
+    countingCommits(await openSqlCatalog({ warehouse, name: "floe_race" })),
+    countingCommits(await openSqlCatalog({ warehouse, name: "floe_race" })),
   ];
   try {
     await catalogs[0].createNamespace(["race_ns"]);

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { unpartitioned } from "#src/iceberg/spec/partition-spec.ts";
+import { currentSchema } from "#src/iceberg/spec/table-metadata.ts";
 import type { TopicPartitionOffsets } from "#src/kafka/commit-offsets.ts";
 import { ConcurrentSyncError, GENERATION_SUMMARY_KEY, MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
 import { runSync } from "#src/pipeline/sync.ts";
@@ -30,12 +32,12 @@ const produce = (perPartition: number, from = 0) =>
     ),
   );
 
-function member(memberId: string, generationId: number, partitions: number[]) {
+function member(memberId: string, generationId: number, partitions: number[], topic = "events") {
   const commits: TopicPartitionOffsets[] = [];
   const membership: NonNullable<SyncOptions["membership"]> = {
     memberId,
     generationId,
-    partitions: new Map([["events", partitions]]),
+    partitions: new Map([[topic, partitions]]),
     commitOffsets: async (offsets) => {
       commits.push(offsets);
     },
@@ -118,4 +120,52 @@ test("a zombie whose partition the next owner landed while it read is refused, a
   const rows = await landed();
   assert.equal(rows.length, 200);
   assert.equal(new Set(rows).size, 200, "every message once");
+});
+
+test("two members that planned on a table with no position of the topic both land: the first to commit records the topic, the other's partitions are still where it started", async () => {
+  const fresh = await syncFixture({ streams: { orders: { mode: "append" } } });
+  try {
+    fresh.source.createTopic("orders", 2);
+    const produceOrders = (from: number) =>
+      fresh.source.produce(
+        "orders",
+        [0, 1].flatMap((p) => Array.from({ length: 10 }, (_, i) => ({ value: { p, i: from + i }, partition: p }))),
+      );
+    // The table exists, empty, with no position of the topic (made up front, as a user may make a
+    // table for another engine): a first sync lands a batch and commits the group's offsets, then
+    // the table is made again with the schema it got. The members start from the group's offsets.
+    produceOrders(0);
+    await fresh.sync();
+    const loaded = await fresh.catalog.loadTable({ namespace: [fresh.job.namespace], name: "orders" });
+    await fresh.catalog.dropTable({ namespace: [fresh.job.namespace], name: "orders" });
+    await fresh.catalog.createTable(
+      { namespace: [fresh.job.namespace], name: "orders" },
+      { schema: currentSchema(loaded.metadata), spec: unpartitioned, properties: {} },
+    );
+    produceOrders(10);
+    const a = member("member-a", 1, [0], "orders");
+    const b = member("member-b", 1, [1], "orders");
+    // a has planned from no position and read its batch when b lands its own partition first.
+    let landedByB = false;
+    fresh.source.beforeBatch = async () => {
+      if (landedByB) return;
+      landedByB = true;
+      await runSync(
+        fresh.job,
+        { source: fresh.source, catalog: fresh.catalog },
+        { stateDir: join(fresh.dir, "b"), membership: b.membership },
+      );
+    };
+    const { report } = await fresh.sync({ membership: a.membership });
+    fresh.source.beforeBatch = undefined;
+    assert.ok(landedByB);
+    assert.equal(report.messagesRead, 10);
+    assert.deepEqual(a.commits, [new Map([["orders", new Map([[0, 20n]])]])]);
+    assert.deepEqual(b.commits, [new Map([["orders", new Map([[1, 20n]])]])]);
+    const rows = (await fresh.rows("orders")).map((r) => `${r.p}/${r.i}`);
+    assert.equal(rows.length, 20);
+    assert.equal(new Set(rows).size, 20, "every message of the second batch once");
+  } finally {
+    fresh.close();
+  }
 });
