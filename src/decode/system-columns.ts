@@ -49,7 +49,7 @@ export const SYSTEM_COLUMNS: readonly NestedField[] = Object.freeze([
   column(
     5,
     FLOE_ID,
-    fixed(16),
+    Object.freeze(fixed(16)),
     "hash of the dedup key values (the first 16 bytes of SHA-256 over their JSON array); null when the stream has no dedup keys, and in upsert tables whose dedup keys are all columns",
   ),
   column(6, OP_TYPE, "string", "c: first row of its key, u: a key the table held before, d: a delete"),
