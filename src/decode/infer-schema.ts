@@ -68,7 +68,7 @@ import {
   shapeOf,
 } from "./nested-values.ts";
 import type { SchemaMismatch, SchemaMismatchReason } from "./schema-mismatch.ts";
-import { isSystemColumn, SYSTEM_COLUMNS } from "./system-columns.ts";
+import { FLOE_ID, floeIdForm, isSystemColumn, SYSTEM_COLUMNS } from "./system-columns.ts";
 import { timestampMicros } from "./timestamp.ts";
 
 export type ColumnChange =
@@ -520,9 +520,15 @@ function toField(column: Column): NestedField {
 
 function checkSystemColumn(field: NestedField): void {
   const expected = SYSTEM_COLUMNS.find((f) => f.name === field.name)!;
-  if (typeToString(field.type) !== typeToString(expected.type)) {
+  // A table keeps the `_floe_id` form it was created with: fixed[16] or binary bytes, or hex text.
+  if (
+    field.name === FLOE_ID
+      ? floeIdForm(field.type) === undefined
+      : typeToString(field.type) !== typeToString(expected.type)
+  ) {
+    const wanted = field.name === FLOE_ID ? "fixed[16] (binary and string also hold it)" : typeToString(expected.type);
     throw new TypeError(
-      `the table's column ${field.name} is ${typeToString(field.type)}; floe's system column is ${typeToString(expected.type)}`,
+      `the table's column ${field.name} is ${typeToString(field.type)}; floe's system column is ${wanted}`,
     );
   }
 }

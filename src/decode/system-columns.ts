@@ -10,7 +10,12 @@
 //
 // The names are reserved: a message with a top-level field of one of these names is a bad
 // message (reason "reserved-name") rather than silently shadowed.
-import type { NestedField } from "../iceberg/spec/types.ts";
+//
+// `_floe_id` is fixed[16] in a table floe creates: the key hash's 16 bytes (upsert/key-hash.ts),
+// stored as Parquet FIXED_LEN_BYTE_ARRAY(16), with no length per value, its bounds the bytes
+// themselves (spec Appendix D). A table created with it as a string (32 hex digits, floe's form
+// before) keeps it: the table's column type decides which form a row gets, never a default here.
+import { fixed, type IcebergType, type NestedField } from "../iceberg/spec/types.ts";
 
 export const KAFKA_KEY = "_kafka_key";
 export const KAFKA_PARTITION = "_kafka_partition";
@@ -20,6 +25,18 @@ export const FLOE_ID = "_floe_id";
 export const OP_TYPE = "_op_type";
 export const FLOE_TIMESTAMP = "_floe_timestamp";
 export const CDC_TIMESTAMP = "_cdc_timestamp";
+
+/**
+ * How a `_floe_id` column of `type` holds a key hash: its 16 bytes (fixed[16], what floe creates,
+ * or binary) or its 32 lowercase hex digits (string); undefined for a type that cannot hold one.
+ */
+export type FloeIdForm = "bytes" | "hex";
+
+export function floeIdForm(type: IcebergType): FloeIdForm | undefined {
+  if (type === "string") return "hex";
+  if (type === "binary" || (typeof type === "object" && type.kind === "fixed" && type.length === 16)) return "bytes";
+  return undefined;
+}
 
 /** `_op_type`: c for a key seen for the first time, u for a key the table already holds, d for a delete. */
 export type OpType = "c" | "u" | "d";
@@ -32,8 +49,8 @@ export const SYSTEM_COLUMNS: readonly NestedField[] = Object.freeze([
   column(
     5,
     FLOE_ID,
-    "string",
-    "hash of the dedup key values (hex, 128 bits); null when the stream has no dedup keys, and in upsert tables whose dedup keys are all columns",
+    Object.freeze(fixed(16)),
+    "hash of the dedup key values (the first 16 bytes of SHA-256 over their JSON array); null when the stream has no dedup keys, and in upsert tables whose dedup keys are all columns",
   ),
   column(6, OP_TYPE, "string", "c: first row of its key, u: a key the table held before, d: a delete"),
   column(7, FLOE_TIMESTAMP, "timestamptz", "when floe wrote the row"),
@@ -82,6 +99,6 @@ export function millisToMicros(millis: number | bigint): number | bigint {
   return Number.isSafeInteger(millis * 1000) ? millis * 1000 : BigInt(millis) * 1000n;
 }
 
-function column(id: number, name: string, type: "string" | "int" | "long" | "timestamptz", doc: string): NestedField {
+function column(id: number, name: string, type: IcebergType, doc: string): NestedField {
   return Object.freeze({ id, name, required: false, type, doc });
 }

@@ -35,7 +35,7 @@ import type { NestedField } from "../iceberg/spec/types.ts";
 import type { Table } from "../iceberg/table.ts";
 import { type DedupKey, dedupKeyText } from "../job/dedup-key.ts";
 import { CatchUp, type CatchUpReport, type DataFileKeys, type DeletedRows } from "../upsert/catch-up.ts";
-import { KEY_HASH_WORDS, keyHashes, parseKeyHash } from "../upsert/key-hash.ts";
+import { KEY_HASH_WORDS, keyHashes, parseKeyHash, readKeyHashBytes } from "../upsert/key-hash.ts";
 import { KeyIndex } from "../upsert/key-index.ts";
 import { KeyIndexChanges } from "../upsert/key-index-changes.ts";
 import {
@@ -338,13 +338,20 @@ function rowSequences(values: readonly unknown[]): Float64Array | undefined {
   return Float64Array.from(values, (v) => (v == null ? Number.NaN : Number(v as bigint)));
 }
 
-/** Key hashes from a `_floe_id` column; a row without a readable one has no key. */
+/**
+ * Key hashes from a `_floe_id` column, of either form: 16 bytes (fixed[16], binary) or 32 hex
+ * digits (a string column, tables created before); a row without a readable one has no key.
+ */
 function floeIds(ids: readonly unknown[]): { hashes: Uint32Array; unkeyed: number[] } {
   const hashes = keyHashes(ids.length);
   const unkeyed: number[] = [];
   for (let row = 0; row < ids.length; row++) {
     const id = ids[row];
-    if (typeof id !== "string" || !parseKeyHash(id, hashes, row)) {
+    const read =
+      id instanceof Uint8Array
+        ? readKeyHashBytes(id, hashes, row)
+        : typeof id === "string" && parseKeyHash(id, hashes, row);
+    if (!read) {
       unkeyed.push(row);
       hashes.fill(0, row * KEY_HASH_WORDS, (row + 1) * KEY_HASH_WORDS);
     }

@@ -1,12 +1,14 @@
 // Messages -> the rows of a table's Parquet files: the system columns (decode/system-columns.ts)
 // and the record's fields, each converted once to its column's representation and appended to
-// the column builders by field id (no object per row).
+// the column builders by field id (no object per row). `_floe_id` takes the form its table's
+// column has (decode/system-columns.ts): the key hash's 16 bytes, or their hex in an older table.
 import { type ColumnConverter, type ColumnValue, columnConverter, isConvertible } from "../decode/column-value.ts";
 import type { JsonValue } from "../decode/json-message.ts";
 import {
   CDC_TIMESTAMP,
   FLOE_ID,
   FLOE_TIMESTAMP,
+  floeIdForm,
   isSystemColumn,
   KAFKA_KEY,
   KAFKA_OFFSET,
@@ -19,7 +21,8 @@ import {
 import { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import type { AnyColumn } from "../iceberg/parquet/column-builders.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
-import { formatKeyHash } from "../upsert/key-hash.ts";
+import { typeToString } from "../iceberg/spec/types.ts";
+import { formatKeyHash, keyHashBytes } from "../upsert/key-hash.ts";
 import type { RowMessages } from "./binding-batch.ts";
 
 interface RecordColumn {
@@ -40,6 +43,10 @@ export class RowBatch {
   readonly #system: Partial<Record<string, AnyColumn>> = {};
   readonly #recordColumns: RecordColumn[] = [];
   readonly #writtenAtMicros = millisToMicros(Date.now());
+  /** `_floe_id` as bytes (fixed[16], binary) or hex (string): what the table's column holds. */
+  readonly #floeIdBytes: boolean;
+  /** One row's `_floe_id` bytes: the column builder copies them, so one buffer serves every row. */
+  readonly #floeId = new Uint8Array(16);
 
   /**
    * `expectedRows`: the rows about to be appended, so that the column builders are sized once.
@@ -47,7 +54,17 @@ export class RowBatch {
    */
   constructor(schema: Schema, expectedRows?: number, typed = false) {
     this.builder = new ColumnBatchBuilder(schema, expectedRows);
+    let floeIdBytes = true;
     for (const field of schema.fields) {
+      if (field.name === FLOE_ID) {
+        const form = floeIdForm(field.type);
+        if (form === undefined) {
+          throw new TypeError(
+            `the table's column ${FLOE_ID} is ${typeToString(field.type)}; it must be fixed[16], binary or string to hold the key hash`,
+          );
+        }
+        floeIdBytes = form === "bytes";
+      }
       const column = this.builder.column(field.id);
       if (isSystemColumn(field.name)) {
         this.#system[field.name] = column;
@@ -69,6 +86,7 @@ export class RowBatch {
         });
       }
     }
+    this.#floeIdBytes = floeIdBytes;
   }
 
   /** Appends message `i` of `rows` with its op type and, when keyed, its key hash. */
@@ -79,7 +97,13 @@ export class RowBatch {
     s[KAFKA_PARTITION]?.appendValue(rows.partitions[i]);
     s[KAFKA_OFFSET]?.appendValue(rows.offsets[i]);
     s[KAFKA_TIMESTAMP]?.appendValue(timestamp);
-    s[FLOE_ID]?.appendValue(hashes ? formatKeyHash(hashes, i) : null);
+    s[FLOE_ID]?.appendValue(
+      hashes === undefined
+        ? null
+        : this.#floeIdBytes
+          ? keyHashBytes(hashes, i, this.#floeId)
+          : formatKeyHash(hashes, i),
+    );
     s[OP_TYPE]?.appendValue(op);
     s[FLOE_TIMESTAMP]?.appendValue(this.#writtenAtMicros);
     // A change event says when the change happened at the source; other messages, when produced.

@@ -1,8 +1,12 @@
 // The key hash: a row's identity for upserts, 128 bits of SHA-256 over the canonical text of its
-// dedup key values. The key index keys on it, and `_floe_id` is its hex form, so the index can be
-// rebuilt from the `_floe_id` column alone and any engine can recompute an id from the key columns.
+// dedup key values. The key index keys on it, and `_floe_id` holds it, so the index can be rebuilt
+// from the `_floe_id` column alone and any engine can recompute an id from the key columns.
 //
 //   key hash = first 16 bytes of SHA-256(UTF-8(canonical key text))
+//
+// `_floe_id` holds those 16 bytes in digest order (a fixed[16] or binary column, floe's form since
+// tables were created with fixed[16]), or, in a string column (tables created before), their 32
+// lowercase hex digits: the same digest either way, so an id of one form converts to the other.
 //
 // The canonical key text is the JSON array of the key values in dedup_keys order, as RFC 8785 (JCS)
 // writes them: strings as JSON.stringify, numbers as Number.prototype.toString, booleans, null for a
@@ -91,7 +95,7 @@ export function formatKeyHash(hashes: Uint32Array, index = 0): string {
   return text;
 }
 
-/** Reads a `_floe_id` back into `out` at key hash number `index`; false if it is not 32 hex digits. */
+/** Reads a hex `_floe_id` back into `out` at key hash number `index`; false if it is not 32 hex digits. */
 export function parseKeyHash(text: string, out: Uint32Array, index = 0): boolean {
   if (!/^[0-9a-f]{32}$/.test(text)) return false;
   for (let w = 0; w < KEY_HASH_WORDS; w++) {
@@ -99,6 +103,29 @@ export function parseKeyHash(text: string, out: Uint32Array, index = 0): boolean
     for (let b = 3; b >= 0; b--)
       word = (word << 8) | Number.parseInt(text.slice((w * 4 + b) * 2, (w * 4 + b) * 2 + 2), 16);
     out[index * KEY_HASH_WORDS + w] = word >>> 0;
+  }
+  return true;
+}
+
+/** The 16 bytes of key hash number `index`, digest order, written into `out` (the `_floe_id` bytes). */
+export function keyHashBytes(hashes: Uint32Array, index = 0, out: Uint8Array = new Uint8Array(16)): Uint8Array {
+  for (let w = 0; w < KEY_HASH_WORDS; w++) {
+    const word = hashes[index * KEY_HASH_WORDS + w]!;
+    out[w * 4] = word & 0xff;
+    out[w * 4 + 1] = (word >>> 8) & 0xff;
+    out[w * 4 + 2] = (word >>> 16) & 0xff;
+    out[w * 4 + 3] = word >>> 24;
+  }
+  return out;
+}
+
+/** Reads a 16-byte `_floe_id` back into `out` at key hash number `index`; false if it is not 16 bytes. */
+export function readKeyHashBytes(bytes: Uint8Array, out: Uint32Array, index = 0): boolean {
+  if (bytes.length !== 16) return false;
+  for (let w = 0; w < KEY_HASH_WORDS; w++) {
+    const b = w * 4;
+    out[index * KEY_HASH_WORDS + w] =
+      (bytes[b]! | (bytes[b + 1]! << 8) | (bytes[b + 2]! << 16) | (bytes[b + 3]! << 24)) >>> 0;
   }
   return true;
 }

@@ -21,3 +21,24 @@ export async function pyicebergRows(
   });
   return JSON.parse(stdout) as Record<string, unknown>[];
 }
+
+/**
+ * The rows PyIceberg reads with the row filter `column = bytes` (bytes as hex; bytes come back as
+ * hex), and how many data files its scan planned after pruning by their bounds.
+ */
+export async function pyicebergEqualBytes(
+  catalog: Record<string, string>,
+  table: string,
+  columns: string[],
+  equalBytes: { column: string; hex: string },
+  python = readerEnv.python,
+): Promise<{ rows: Record<string, unknown>[]; files: number }> {
+  const { stdout } = await promisify(execFile)(
+    python,
+    [script, JSON.stringify({ catalog, table, columns, equalBytes })],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(stdout) as { rows: Record<string, unknown>[]; files: number };
+}

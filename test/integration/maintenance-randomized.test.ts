@@ -167,7 +167,7 @@ test(`randomized syncs, floe maintenance and Spark as another writer keep every 
   const foreignInsert = async (id: number, v: string) => {
     const table = await loadJobTable(upsertJob, "accounts");
     const columns = currentSchema(table.metadata).fields.map((f) =>
-      f.name === "v" ? `'${v}' AS v` : f.name === "_floe_id" ? "CAST(NULL AS STRING) AS _floe_id" : `\`${f.name}\``,
+      f.name === "v" ? `'${v}' AS v` : f.name === "_floe_id" ? "CAST(NULL AS BINARY) AS _floe_id" : `\`${f.name}\``,
     );
     await spark(
       `INSERT INTO rest.${accountsName} SELECT ${columns.join(", ")} FROM rest.${accountsName} WHERE id = ${id} LIMIT 1`,

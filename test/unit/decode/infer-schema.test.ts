@@ -14,6 +14,7 @@ import { type DecodedRecord, decodeJsonMessage } from "#src/decode/json-message.
 import type { SchemaMismatch } from "#src/decode/schema-mismatch.ts";
 import { SYSTEM_COLUMNS } from "#src/decode/system-columns.ts";
 import type { Schema } from "#src/iceberg/spec/schema.ts";
+import { fixed, type IcebergType } from "#src/iceberg/spec/types.ts";
 
 function json(text: string): DecodedRecord {
   const decoded = decodeJsonMessage(new TextEncoder().encode(text));
@@ -242,6 +243,20 @@ test("integers beyond the long range are refused, except by a double or a string
 test("a system column of the wrong type in the table is refused up front", () => {
   const fields = SYSTEM_COLUMNS.map((f) => (f.name === "_kafka_offset" ? { ...f, type: "string" as const } : f));
   assert.throws(() => new SchemaInference({ schema: { schemaId: 0, fields }, lastColumnId: 8 }), /_kafka_offset/);
+});
+
+test("_floe_id keeps the form the table was created with: fixed[16], binary or hex string; nothing else", () => {
+  const withFloeId = (type: IcebergType) => ({
+    schema: { schemaId: 0, fields: SYSTEM_COLUMNS.map((f) => (f.name === "_floe_id" ? { ...f, type } : f)) },
+    lastColumnId: 8,
+  });
+  for (const type of [fixed(16), "binary", "string"] as const) {
+    const schema = new SchemaInference(withFloeId(type)).schema;
+    assert.deepEqual(schema.fields.find((f) => f.name === "_floe_id")?.type, type);
+  }
+  for (const type of [fixed(32), "long", "uuid"] as const) {
+    assert.throws(() => new SchemaInference(withFloeId(type)), /_floe_id is .*fixed\[16\]/);
+  }
 });
 
 const declared = (entries: [string, DeclarableType][]) => new Map(entries);

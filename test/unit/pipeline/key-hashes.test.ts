@@ -55,9 +55,20 @@ async function assertAgree(rows: RowMessages, dedupKeys: string[], s: Schema = s
   );
   assert.deepEqual(stored.unkeyed, []);
   assert.deepEqual(stored.hashes, fromMessages, `${dedupKeys}: stored columns and messages hash alike`);
+  // A fixed[16] _floe_id holds the digest's bytes, whose hex is the text a string _floe_id holds.
   const ids = read.columns.get(floeId.id)!;
-  for (let i = 0; i < rows.count; i++) assert.equal(ids[i], formatKeyHash(fromMessages, i));
+  for (let i = 0; i < rows.count; i++) {
+    const id = ids[i];
+    if (floeId.type === "string") assert.equal(id, formatKeyHash(fromMessages, i));
+    else assert.equal(Buffer.from(id as Uint8Array).toString("hex"), formatKeyHash(fromMessages, i));
+  }
 }
+
+/** The schema of a table floe created with the hex `_floe_id`. */
+const hexSchema: Schema = {
+  ...schema,
+  fields: schema.fields.map((f) => (f.name === FLOE_ID ? { ...f, type: "string" } : f)),
+};
 
 describe("key hashes of messages and of stored rows", () => {
   const json = [
@@ -69,6 +80,15 @@ describe("key hashes of messages and of stored rows", () => {
   for (const keys of [["id"], ["n"], ["s"], ["d"], ["f"], ["ts"], ["ok"], [KAFKA_KEY], ["s", "id", KAFKA_KEY]]) {
     test(`JSON messages, dedup keys ${keys.join(", ")}`, () => assertAgree(messages(json), keys));
   }
+
+  test("a table created with the hex _floe_id gets hex ids of the same hashes", async () => {
+    assert.deepEqual(
+      schema.fields.find((f) => f.name === FLOE_ID)?.type,
+      { kind: "fixed", length: 16 },
+      "a table floe creates now",
+    );
+    for (const keys of [["id"], ["s", "id", KAFKA_KEY]]) await assertAgree(messages(json), keys, hexSchema);
+  });
 
   test("a number in a string column hashes as the text the column stores", () =>
     assertAgree(messages([{ id: 1, s: 12 }]), ["s"]));

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
-import { formatKeyHash, hashKey, KEY_HASH_WORDS, keyHashes, parseKeyHash } from "#src/upsert/key-hash.ts";
+import {
+  formatKeyHash,
+  hashKey,
+  KEY_HASH_WORDS,
+  keyHashBytes,
+  keyHashes,
+  parseKeyHash,
+  readKeyHashBytes,
+} from "#src/upsert/key-hash.ts";
 
 function hex(values: readonly unknown[]): string {
   return formatKeyHash(hashKey(values));
@@ -60,5 +68,32 @@ describe("key hash", () => {
     assert.deepEqual([...back.subarray(4, 8)], [...hashes.subarray(4, 8)]);
     assert.equal(parseKeyHash("06D033ECE6645DE592DB973644CF7357", back), false);
     assert.equal(parseKeyHash("06d033ece6645de592db973644cf735", back), false);
+  });
+
+  test("the 16-byte _floe_id is the digest's first 16 bytes, the bytes the hex spells", () => {
+    const sha = createHash("sha256").update('["cust-42"]').digest().subarray(0, 16);
+    assert.deepEqual(keyHashBytes(hashKey(["cust-42"])), new Uint8Array(sha));
+    assert.deepEqual([...keyHashBytes(hashKey([3]))], [...Buffer.from("06d033ece6645de592db973644cf7357", "hex")]);
+    // Key hash number i of a batch, into a buffer the caller reuses.
+    const hashes = keyHashes(3);
+    hashKey(["b"], hashes, 2);
+    const out = new Uint8Array(16);
+    assert.equal(keyHashBytes(hashes, 2, out), out);
+    assert.equal(Buffer.from(out).toString("hex"), hex(["b"]));
+  });
+
+  test("reads a 16-byte _floe_id back; anything but 16 bytes is no key hash", () => {
+    const hashes = keyHashes(2);
+    hashKey(["x", 1], hashes, 1);
+    const back = keyHashes(2);
+    assert.equal(readKeyHashBytes(keyHashBytes(hashes, 1), back, 1), true);
+    assert.deepEqual(back, hashes);
+    // Both forms of one id read back to the same key hash.
+    const fromHex = keyHashes(1);
+    assert.equal(parseKeyHash(formatKeyHash(hashes, 1), fromHex), true);
+    assert.deepEqual([...fromHex], [...hashes.subarray(4, 8)]);
+    assert.equal(readKeyHashBytes(new Uint8Array(15), back), false);
+    assert.equal(readKeyHashBytes(new Uint8Array(32), back), false);
+    assert.deepEqual([...back.subarray(0, 4)], [0, 0, 0, 0], "a refused id writes nothing");
   });
 });
