@@ -151,7 +151,8 @@ export async function describeGroup(cluster: KafkaCluster, group: string): Promi
       activity.members.push({
         memberId: member.memberId,
         clientId: member.clientId,
-        host: member.clientHost,
+        // The broker says the address as Java prints an InetAddress: "/127.0.0.1".
+        host: member.clientHost.replace(/^\//, ""),
         assignment,
         ...(rebalance ? { rebalance } : {}),
       });

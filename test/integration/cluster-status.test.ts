@@ -16,9 +16,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import type { KafkaCluster } from "#src/kafka/connection.ts";
-import { GroupMember, type MemberLease } from "#src/kafka/group-member.ts";
 import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { type RebalancedPair, twoMembersRebalanced } from "../helpers/group-members.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
 import { type Json, startUiServer } from "../helpers/ui-server.ts";
 
@@ -30,7 +30,7 @@ const topic = `grp${run}_t`;
 /** Messages in partition p: 3 (p + 1). */
 const messagesIn = (p: number) => 3 * (p + 1);
 const dir = mkdtempSync(join(tmpdir(), "floe-cluster-status-"));
-const started: GroupMember[] = [];
+let pair: RebalancedPair | undefined;
 let cluster: KafkaCluster;
 let ui: Awaited<ReturnType<typeof startUiServer>>;
 
@@ -76,7 +76,7 @@ before(
 
 after(
   async () => {
-    for (const m of started) await m.stop();
+    await pair?.stop();
     await cluster?.close();
     await ui?.close();
     await deleteTopic(topic);
@@ -84,19 +84,6 @@ after(
   },
   { timeout: 120_000 },
 );
-
-function member(name: string): GroupMember {
-  const m = new GroupMember(cluster, {
-    group,
-    topics: async () => [topic],
-    sessionTimeoutMs: 10_000,
-    heartbeatIntervalMs: 500,
-    rebalanceTimeoutMs: 30_000,
-    clientId: `floe-test-${name}-${process.pid}`,
-  });
-  started.push(m);
-  return m;
-}
 
 const jobFile = writeJobFile(join(dir, "job.yaml"), {
   name: job,
@@ -115,7 +102,6 @@ async function floeStatus(json: boolean): Promise<string> {
   return stdout;
 }
 
-const owned = (m: GroupMember) => [...(m.partitions.get(topic) ?? [])];
 const lagOf = (partitions: readonly number[]) => partitions.reduce((sum, p) => sum + messagesIn(p), 0);
 const numbers = (ps: { topic: string; partition: number }[]) => {
   assert.ok(ps.every((p) => p.topic === topic));
@@ -134,26 +120,13 @@ test("without members, the route says the group has none and no rebalance", { ti
 test("two members: floe status and the route show each one's host, partitions, lag and the last rebalance", {
   timeout: 300_000,
 }, async () => {
-  const a = member("a");
-  let leased!: (lease: MemberLease) => void;
-  const aLease = new Promise<MemberLease>((resolve) => {
-    leased = resolve;
-  });
-  // a holds its first lease until the group rebalances, as a sync stops at a rebalance.
-  const aHeld = a.lease(async (l) => {
-    leased(l);
-    await new Promise<void>((resolve) => l.signal.addEventListener("abort", () => resolve(), { once: true }));
-  });
-  assert.deepEqual((await aLease).partitions.get(topic), [0, 1, 2, 3]);
-  const firstGeneration = (await aLease).generationId;
-  const beforeRebalance = Date.now();
-  const b = member("b");
-  await b.lease(async () => {});
-  await aHeld;
-  await a.lease(async () => {});
+  pair = await twoMembersRebalanced(cluster, group, topic, [
+    `floe-test-a-${process.pid}`,
+    `floe-test-b-${process.pid}`,
+  ]);
+  const { first: a, second: b, aloneOwned, beforeRebalance, owned } = pair;
+  assert.deepEqual(aloneOwned, [0, 1, 2, 3], "alone, the first member owned every partition");
   const generation = b.generationId;
-  assert.equal(a.generationId, generation);
-  assert.ok(generation > firstGeneration);
   assert.deepEqual([...owned(a), ...owned(b)].sort(), [0, 1, 2, 3]);
   const expected = new Map([
     [`floe-test-a-${process.pid}`, { partitions: owned(a), gained: [] as number[], gaveUp: owned(b) }],
@@ -171,7 +144,7 @@ test("two members: floe status and the route show each one's host, partitions, l
   for (const m of shown.members) {
     const want = expected.get(m.clientId);
     assert.ok(want, `floe status lists ${m.clientId}`);
-    assert.match(m.host, /127\.0\.0\.1|localhost|::1/);
+    assert.match(m.host, /^(127\.0\.0\.1|::1)$/, "the address, without the broker's leading slash");
     assert.deepEqual(numbers(m.partitions), want.partitions, m.clientId);
     assert.equal(m.lag, String(lagOf(want.partitions)), m.clientId);
     assert.deepEqual(numbers(m.moved.gained), want.gained, `${m.clientId} gained`);
