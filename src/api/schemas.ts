@@ -124,6 +124,12 @@ export const jobGroup = z.object({
     .describe(
       "The broker's group state: Stable, PreparingRebalance, CompletingRebalance, Empty, Dead (no such group).",
     ),
+  protocol: z
+    .string()
+    .nullable()
+    .describe(
+      "classic, or consumer for a group of KIP-848's protocol, whose members are not listed (floe's members are classic); null: no such group.",
+    ),
   members: z.array(
     z.object({
       memberId: z.string(),

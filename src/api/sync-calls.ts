@@ -67,6 +67,7 @@ export async function group(job: Job): Promise<JobGroup> {
     return {
       group: found.group,
       state: found.state,
+      protocol: found.protocol,
       members: found.members.map((m) => ({
         memberId: m.memberId,
         clientId: m.clientId,

@@ -158,8 +158,12 @@ function statusToText(s: JobStatus): string {
     lines.push(`  lag           unknown: ${s.lagError}`);
   }
   if (s.lag?.group) {
-    const { group, state, members, lastRebalance } = s.lag.group;
-    lines.push(`  members       ${members.length} (group ${group}, ${state})`);
+    const { group, state, protocol, members, lastRebalance } = s.lag.group;
+    lines.push(
+      protocol === "consumer"
+        ? `  members       not listed (group ${group}, ${state}, of Kafka's consumer protocol: not floe's members)`
+        : `  members       ${members.length} (group ${group}, ${state})`,
+    );
     if (members.length > 0) {
       lines.push(
         ...textTable(

@@ -54,6 +54,11 @@ export interface GroupStatus {
   group: string;
   /** The broker's group state (Stable, PreparingRebalance, Empty, Dead when it does not exist, ...). */
   state: string;
+  /**
+   * "classic", or "consumer" for a group of KIP-848's protocol, whose members DescribeGroups does
+   * not list (floe's members are classic); null when the group does not exist.
+   */
+  protocol: string | null;
   members: MemberStatus[];
   /** null when no member carries a floe leader's note (no member, or members that are not floe). */
   lastRebalance: LastRebalance | null;
@@ -142,7 +147,13 @@ async function groupStatus(
     };
   });
   members.sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
-  return { group: job.consumerGroup, state: activity.state, members, lastRebalance: newest };
+  return {
+    group: job.consumerGroup,
+    state: activity.state,
+    protocol: activity.type ?? null,
+    members,
+    lastRebalance: newest,
+  };
 }
 
 /** The job's status from the store, plus lag and retention when `lag` is given. */

@@ -6,7 +6,8 @@
 // members with their client id and host, the partitions the group assigned each (as the members
 // themselves hold them), the lag of those partitions, what each gained and gave up, and the
 // generation and time of the rebalance as the leader noted it. Before any member: no members,
-// said plainly. The route refuses hostile job names with a 404 and matches the OpenAPI document.
+// said plainly; a group of Kafka's consumer protocol (whose members DescribeGroups does not list)
+// is said to be one, not to have no members. The route refuses hostile job names with a 404 and matches the OpenAPI document.
 // Nothing is synced: no table is written.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -15,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { Consumer } from "@platformatic/kafka";
 import type { KafkaCluster } from "#src/kafka/connection.ts";
 import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
@@ -178,6 +180,42 @@ test("two members: floe status and the route show each one's host, partitions, l
     assert.equal(m.lag, lagOf(want.partitions));
     assert.deepEqual(numbers(m.moved.gained), want.gained);
     assert.deepEqual(numbers(m.moved.gaveUp), want.gaveUp);
+  }
+});
+
+test("a group of Kafka's consumer protocol (KIP-848): its members are said to be unlisted, not absent", {
+  timeout: 120_000,
+}, async () => {
+  const other = `${job}_848`;
+  const created = await ui.client.post("/api/jobs", {
+    name: other,
+    source: "kafka",
+    destination: "rest",
+    streams: { [topic]: { mode: "append", table: "t848" } },
+  });
+  assert.equal(created.status, 201, created.text);
+  const consumer = new Consumer({
+    clientId: "other-app",
+    groupId: `floe_${other}`,
+    bootstrapBrokers: [bootstrapServers],
+    groupProtocol: "consumer",
+    maxWaitTime: 200,
+    autocommit: false,
+  });
+  try {
+    const stream = await consumer.consume({ topics: [topic], mode: "earliest" });
+    stream.on("data", () => {});
+    let answer = await ui.client.get(`/api/jobs/${other}/group`);
+    for (const deadline = Date.now() + 60_000; answer.body?.state !== "Stable" && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      answer = await ui.client.get(`/api/jobs/${other}/group`);
+    }
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.state, "Stable", answer.text);
+    assert.equal(answer.body.protocol, "consumer");
+    assert.deepEqual(answer.body.members, []);
+  } finally {
+    await consumer.close(true);
   }
 });
 

@@ -42,7 +42,12 @@ export function GroupMembers({ job }: { job: string }) {
                 : "Last rebalance: unknown (no floe member noted one)."}
             </span>
           </p>
-          {g.members.length === 0 ? (
+          {g.protocol === "consumer" ? (
+            <p class="muted" data-testid="members-not-listed">
+              The group uses Kafka's consumer protocol (KIP-848), whose members are not listed here: they are not floe's
+              replicas, which join with the classic protocol.
+            </p>
+          ) : g.members.length === 0 ? (
             <p class="muted" data-testid="no-members">
               The group has no members: no replica of this job is running. floe serve's own runs do not join it; floe
               run processes of this job with a cluster: setting do, and are listed here.
