@@ -4,7 +4,9 @@
 //
 // The broker accepts such a commit only while the group has no member. A member would be another
 // process consuming with the same group id, whose commits would fight ours, so floe refuses that
-// with an error naming the group and its members, rather than committing around it.
+// with an error naming the group and its members, rather than committing around it. Describing
+// the group (without joining it) also gives each member's assignment and the last rebalance a floe
+// leader noted in it (rebalance-note.ts), for floe status and the UI.
 import { ConnectionPool, decodeConsumerProtocolAssignment, describeGroupsV5 } from "@platformatic/kafka";
 import type { KafkaCluster } from "./connection.ts";
 import { listTopics } from "./discover.ts";

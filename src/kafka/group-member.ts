@@ -1,7 +1,8 @@
 // Membership of a job's consumer group (Kafka's classic group protocol, protocol type
 // "consumer", eager rebalancing): JoinGroup, SyncGroup (the leader computes the assignment,
-// group-assignor.ts), Heartbeat every heartbeat interval, OffsetCommit as a member (with the
-// generation, so that the broker refuses a member of an older generation), LeaveGroup.
+// group-assignor.ts, and notes the rebalance in each member's, rebalance-note.ts), Heartbeat
+// every heartbeat interval, OffsetCommit as a member (with the generation, so that the broker
+// refuses a member of an older generation), LeaveGroup.
 //
 // Why not the library's Consumer: its group membership rejoins on its own as soon as a heartbeat
 // says the group rebalances (and, with the KIP-848 protocol, acknowledges a revocation in the next
