@@ -17,6 +17,7 @@ import { type ApiEnv, errorAnswer, routes, sendError } from "./openapi.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { choiceRoutes } from "./routes/choices.ts";
 import { destinationRoutes } from "./routes/destinations.ts";
+import { groupRoutes } from "./routes/group.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { sessionRoutes } from "./routes/session.ts";
@@ -52,6 +53,7 @@ export function apiRoutes(options: AppOptions) {
     .route("/", jobRoutes(options))
     .route("/", runRoutes(options))
     .route("/", tableRoutes(options))
+    .route("/", groupRoutes(options))
     .route("/", auditRoutes(options));
 }
 

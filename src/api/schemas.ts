@@ -115,6 +115,46 @@ export const jobRow = z.object({
     ),
 });
 
+const topicPartition = z.object({ topic: z.string(), partition: z.number() });
+
+export const jobGroup = z.object({
+  group: z.string().describe("The job's consumer group."),
+  state: z
+    .string()
+    .describe(
+      "The broker's group state: Stable, PreparingRebalance, CompletingRebalance, Empty, Dead (no such group).",
+    ),
+  protocol: z
+    .string()
+    .nullable()
+    .describe(
+      "classic, or consumer for a group of KIP-848's protocol, whose members are not listed (floe's members are classic); null: no such group.",
+    ),
+  members: z.array(
+    z.object({
+      memberId: z.string(),
+      clientId: z.string().describe("floe-<host>-<pid> for a floe member."),
+      host: z.string().describe("The member's address as the broker sees it."),
+      partitions: topicPartition.array().describe("The job's partitions the group assigned the member."),
+      lag: z
+        .number()
+        .describe("Messages behind over the member's partitions (high watermark minus where the next sync resumes)."),
+      moved: z
+        .object({ gained: topicPartition.array(), gaveUp: topicPartition.array() })
+        .nullable()
+        .describe("What the member gained and gave up at the last rebalance; null when no floe leader noted it."),
+    }),
+  ),
+  lastRebalance: z
+    .object({
+      generation: z.number(),
+      at: z.string().describe("When the group's leader assigned the generation (ISO 8601, UTC; the leader's clock)."),
+    })
+    .nullable()
+    .describe("null when no member carries a floe leader's note (no member, or members that are not floe)."),
+  lag: z.number().describe("Messages behind over every partition of the job."),
+});
+
 export const logLine = z.object({
   seq: z.number(),
   at: z.string(),
@@ -302,3 +342,4 @@ export type AuditEntry = z.infer<typeof auditEntry>;
 export type Session = z.infer<typeof session>;
 export type SchedulePreview = z.infer<typeof schedulePreview>;
 export type ApiErrorBody = z.infer<typeof errorBody>;
+export type JobGroup = z.infer<typeof jobGroup>;

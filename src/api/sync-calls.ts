@@ -8,8 +8,10 @@ import { testDestination as probeDestination, testSource as probeSource } from "
 import type { Destination } from "../job/destination.ts";
 import type { Job } from "../job/job.ts";
 import type { Source } from "../job/source.ts";
-import { withCatalog } from "../pipeline/connect.ts";
+import { openConnections, withCatalog } from "../pipeline/connect.ts";
 import { namespaceTables, tableHealth } from "../pipeline/maintain.ts";
+import { measureLag } from "../runtime/job-status.ts";
+import type { JobGroup } from "./schemas.ts";
 
 export const testSource = (source: Source) => probeSource(source);
 export const testDestination = (destination: Destination) => probeDestination(destination);
@@ -50,6 +52,38 @@ export function health(job: Job) {
     }
     return out;
   });
+}
+
+/**
+ * The job's consumer group as `floe status` shows it (runtime/job-status.ts), for any job: floe
+ * serve's jobs have no `cluster:` of their own, but `floe run` replicas of the same job may be
+ * the group's members.
+ */
+export async function group(job: Job): Promise<JobGroup> {
+  const connections = await openConnections(job);
+  try {
+    const lag = await measureLag(job, connections, { members: true });
+    const found = lag.group!;
+    return {
+      group: found.group,
+      state: found.state,
+      protocol: found.protocol,
+      members: found.members.map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        host: m.host,
+        partitions: m.partitions.map((p) => ({ ...p })),
+        lag: Number(m.lag),
+        moved: m.moved ? { gained: [...m.moved.gained], gaveUp: [...m.moved.gaveUp] } : null,
+      })),
+      lastRebalance: found.lastRebalance
+        ? { generation: found.lastRebalance.generationId, at: new Date(found.lastRebalance.at).toISOString() }
+        : null,
+      lag: Number(lag.partitions.reduce((sum, p) => sum + p.lag, 0n)),
+    };
+  } finally {
+    await connections.close();
+  }
 }
 
 export function tables(job: Job) {

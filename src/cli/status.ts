@@ -1,6 +1,7 @@
 // floe status --config job.yaml [--config ...]: per job the last run, the last successful one,
 // the next run, the lag per partition now, the retention warning, and for a `cluster:` job the
-// members of its group with their partitions and lag (runtime/job-status.ts).
+// members of its group with their partitions and lag, and the group's last rebalance: when, the
+// generation, and what each member gained and gave up (runtime/job-status.ts).
 // Without --config: the jobs of the state root's run store, from the store alone (no lag).
 import type { Command } from "commander";
 import type { Job } from "../job/job.ts";
@@ -74,7 +75,7 @@ async function status(flags: StatusFlags): Promise<ExitCode> {
         try {
           const connections = await openConnections(job);
           try {
-            lag = { lag: await measureLag(job, connections, { members: true }) };
+            lag = { lag: await measureLag(job, connections, { members: job.cluster !== undefined }) };
           } finally {
             await connections.close();
           }
@@ -115,6 +116,18 @@ function partitionList(partitions: readonly { topic: string; partition: number }
   return byTopic.size === 0 ? "none" : [...byTopic].map(([t, ps]) => `${t}[${ps.join(",")}]`).join(" ");
 }
 
+/** "gained t[3] gave up t[4]", or "kept" when nothing moved for the member. */
+function movedText(moved: {
+  gained: { topic: string; partition: number }[];
+  gaveUp: { topic: string; partition: number }[];
+}) {
+  const parts = [
+    moved.gained.length > 0 ? `gained ${partitionList(moved.gained)}` : "",
+    moved.gaveUp.length > 0 ? `gave up ${partitionList(moved.gaveUp)}` : "",
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : "kept its partitions";
+}
+
 function statusToText(s: JobStatus): string {
   const lines = [`job ${s.job}${s.schedule ? ` (schedule: ${s.schedule})` : ""}`];
   const last = s.lastRun;
@@ -145,14 +158,29 @@ function statusToText(s: JobStatus): string {
     lines.push(`  lag           unknown: ${s.lagError}`);
   }
   if (s.lag?.group) {
-    const { state, members } = s.lag.group;
-    lines.push(`  members       ${members.length} (group ${state})`);
+    const { group, state, protocol, members, lastRebalance } = s.lag.group;
     lines.push(
-      ...textTable(
-        ["member", "host", "partitions", "lag"],
-        members.map((m) => [m.clientId, m.host, partitionList(m.partitions), String(m.lag)]),
-        { right: [3], indent: "    " },
-      ),
+      protocol === "consumer"
+        ? `  members       not listed (group ${group}, ${state}, of Kafka's consumer protocol: not floe's members)`
+        : `  members       ${members.length} (group ${group}, ${state})`,
+    );
+    if (members.length > 0) {
+      lines.push(
+        ...textTable(
+          ["member", "host", "partitions", "lag", "last rebalance"],
+          members.map((m) => [
+            m.clientId,
+            m.host,
+            partitionList(m.partitions),
+            String(m.lag),
+            m.moved ? movedText(m.moved) : "-",
+          ]),
+          { right: [3], indent: "    " },
+        ),
+      );
+    }
+    lines.push(
+      `  last rebalance ${lastRebalance ? `${time(lastRebalance.at)}  generation ${lastRebalance.generationId}` : "unknown (no floe member noted one)"}`,
     );
   }
   if (s.retentionWarning) lines.push(`  WARNING       ${s.retentionWarning}`);

@@ -4,10 +4,15 @@
 //
 // The broker accepts such a commit only while the group has no member. A member would be another
 // process consuming with the same group id, whose commits would fight ours, so floe refuses that
-// with an error naming the group and its members, rather than committing around it.
+// with an error naming the group and its members, rather than committing around it. Describing
+// the group (without joining it) also gives each member's assignment and the last rebalance a floe
+// leader noted in it (rebalance-note.ts), for floe status and the UI.
+import { ConnectionPool, decodeConsumerProtocolAssignment, describeGroupsV5 } from "@platformatic/kafka";
 import type { KafkaCluster } from "./connection.ts";
 import { listTopics } from "./discover.ts";
 import { describeCause, hasProtocolError, KafkaError, protocolErrorId } from "./errors.ts";
+import { findGroupCoordinator, poolOptions } from "./group-member.ts";
+import { decodeRebalanceNote, type RebalanceNote } from "./rebalance-note.ts";
 
 /** Offsets per topic and partition; for committed offsets, the next offset to read. */
 export type TopicPartitionOffsets = Map<string, Map<number, bigint>>;
@@ -23,6 +28,8 @@ export interface GroupMember {
   host: string;
   /** The partitions the group assigned the member, by topic (consumer protocol members; empty while a rebalance assigns none). */
   assignment: Map<string, number[]>;
+  /** The last rebalance as the group's leader noted it in the assignment (a floe member's; rebalance-note.ts). */
+  rebalance?: RebalanceNote;
 }
 
 export interface GroupActivity {
@@ -103,23 +110,54 @@ export async function describeGroup(cluster: KafkaCluster, group: string): Promi
   const listed = groups.get(group);
   if (!listed) return { group, exists: false, state: "Dead", type: undefined, members: [] };
   const activity: GroupActivity = { group, exists: true, state: listed.state, type: listed.groupType, members: [] };
-  // DescribeGroups only knows classic groups; for a KIP-848 group it answers "Dead".
+  // DescribeGroups only knows classic groups; for a KIP-848 group it answers "Dead". Asked of the
+  // coordinator directly, not through the admin client, which drops the assignment's user data
+  // (where the leader notes the last rebalance).
   if (listed.groupType !== "consumer" && !idleStates.has(listed.state)) {
     const described = await cluster.run(
       `describing consumer group ${group}`,
-      (admin) => admin.describeGroups({ groups: [group] }),
+      async () => {
+        const pool = new ConnectionPool(cluster.config.clientId ?? "floe", poolOptions(cluster));
+        try {
+          const coordinator = await findGroupCoordinator(cluster, pool, group);
+          return await describeGroupsV5.api.async(await pool.get(coordinator), [group], false);
+        } finally {
+          await pool.close().catch(() => {});
+        }
+      },
       { group },
     );
-    const members = described.get(group)?.members ?? new Map();
-    for (const member of members.values()) {
+    for (const member of described.groups.find((g) => g.groupId === group)?.members ?? []) {
       const assignment = new Map<string, number[]>();
-      for (const [topic, assigned] of member.assignments ?? []) {
-        assignment.set(
-          topic,
-          [...assigned.partitions].sort((a, b) => a - b),
-        );
+      let rebalance: RebalanceNote | undefined;
+      // A group of another protocol type (Connect workers, ...) has assignments of another layout.
+      const decoded =
+        member.memberAssignment.length > 0 && described.groups[0]?.protocolType === "consumer"
+          ? (() => {
+              try {
+                return decodeConsumerProtocolAssignment(member.memberAssignment);
+              } catch {
+                return undefined;
+              }
+            })()
+          : undefined;
+      if (decoded) {
+        for (const { topic, partitions } of decoded.assignedPartitions) {
+          assignment.set(
+            topic,
+            [...partitions].sort((a, b) => a - b),
+          );
+        }
+        rebalance = decodeRebalanceNote(decoded.userData);
       }
-      activity.members.push({ memberId: member.id, clientId: member.clientId, host: member.clientHost, assignment });
+      activity.members.push({
+        memberId: member.memberId,
+        clientId: member.clientId,
+        // The broker says the address as Java prints an InetAddress: "/127.0.0.1".
+        host: member.clientHost.replace(/^\//, ""),
+        assignment,
+        ...(rebalance ? { rebalance } : {}),
+      });
     }
   }
   return activity;

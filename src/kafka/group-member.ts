@@ -1,7 +1,8 @@
 // Membership of a job's consumer group (Kafka's classic group protocol, protocol type
 // "consumer", eager rebalancing): JoinGroup, SyncGroup (the leader computes the assignment,
-// group-assignor.ts), Heartbeat every heartbeat interval, OffsetCommit as a member (with the
-// generation, so that the broker refuses a member of an older generation), LeaveGroup.
+// group-assignor.ts, and notes the rebalance in each member's, rebalance-note.ts), Heartbeat
+// every heartbeat interval, OffsetCommit as a member (with the generation, so that the broker
+// refuses a member of an older generation), LeaveGroup.
 //
 // Why not the library's Consumer: its group membership rejoins on its own as soon as a heartbeat
 // says the group rebalances (and, with the KIP-848 protocol, acknowledges a revocation in the next
@@ -39,6 +40,7 @@ import { clientOptions, type KafkaCluster } from "./connection.ts";
 import { listTopicPartitions } from "./discover.ts";
 import { describeCause, hasProtocolError, KafkaError, walk } from "./errors.ts";
 import { type AssignorMember, assignPartitions } from "./group-assignor.ts";
+import { difference, encodeRebalanceNote, rebalanceNotes } from "./rebalance-note.ts";
 
 /** Topic -> the partitions this member owns in its generation (ascending). */
 export type AssignedPartitions = ReadonlyMap<string, readonly number[]>;
@@ -142,14 +144,7 @@ export class GroupMember {
   constructor(cluster: KafkaCluster, options: GroupMemberOptions) {
     this.#cluster = cluster;
     this.#options = options;
-    const base = clientOptions(cluster.config);
-    const connection = {
-      ...(base.tls ? { tls: base.tls } : {}),
-      ...(base.tlsServerName === undefined ? {} : { tlsServerName: base.tlsServerName }),
-      ...(base.sasl ? { sasl: base.sasl } : {}),
-      connectTimeout: base.connectTimeout ?? 30_000,
-      requestTimeout: base.requestTimeout ?? 30_000,
-    };
+    const connection = poolOptions(cluster);
     this.#pool = new ConnectionPool(options.clientId, connection);
     // A JoinGroup is answered only once the rebalance completes, up to the rebalance timeout.
     this.#joinPool = new ConnectionPool(options.clientId, {
@@ -298,11 +293,14 @@ export class GroupMember {
         members,
         described.map((t) => ({ topic: t.topic, partitions: t.partitions })),
       );
+      // The group keeps the last rebalance in each assignment's user data (rebalance-note.ts).
+      const notes = rebalanceNotes(members, computed, joined.generationId, Date.now());
       assignments = [...computed].map(([memberId, byTopic]) => ({
         memberId,
         assignment: encodeConsumerProtocolAssignment({
           version: SUBSCRIPTION_VERSION,
           assignedPartitions: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+          userData: encodeRebalanceNote(notes.get(memberId)!),
         }),
       }));
     }
@@ -420,34 +418,40 @@ export class GroupMember {
   }
 
   async #connection(pool = this.#pool) {
-    if (!this.#coordinator) {
-      const [bootstrap] = this.#cluster.config.bootstrapServers;
-      const at = bootstrap!.lastIndexOf(":");
-      const connection = await this.#pool.get({
-        host: bootstrap!.slice(0, at),
-        port: Number(bootstrap!.slice(at + 1)),
-      });
-      const found = await findCoordinatorV4.api.async(connection, COORDINATOR_KEY_GROUP, [this.#options.group]);
-      const coordinator = found.coordinators.find((c) => c.errorCode === 0);
-      if (!coordinator) {
-        throw new GroupMembershipError(
-          `no coordinator for consumer group ${this.#options.group} (error code ${found.coordinators[0]?.errorCode}): is the cluster up?`,
-        );
-      }
-      this.#coordinator = { host: coordinator.host, port: coordinator.port };
-    }
+    this.#coordinator ??= await findGroupCoordinator(this.#cluster, this.#pool, this.#options.group);
     return pool.get(this.#coordinator);
   }
 }
 
-function difference(a: AssignedPartitions, b: AssignedPartitions): Map<string, number[]> {
-  const result = new Map<string, number[]>();
-  for (const [topic, partitions] of a) {
-    const other = new Set(b.get(topic) ?? []);
-    const only = partitions.filter((p) => !other.has(p));
-    if (only.length > 0) result.set(topic, only);
+/** The settings of a ConnectionPool of the library that reaches the cluster as its admin does. */
+export function poolOptions(cluster: KafkaCluster) {
+  const base = clientOptions(cluster.config);
+  return {
+    ...(base.tls ? { tls: base.tls } : {}),
+    ...(base.tlsServerName === undefined ? {} : { tlsServerName: base.tlsServerName }),
+    ...(base.sasl ? { sasl: base.sasl } : {}),
+    connectTimeout: base.connectTimeout ?? 30_000,
+    requestTimeout: base.requestTimeout ?? 30_000,
+  };
+}
+
+/** The broker that coordinates `group` (FindCoordinator, asked of the first bootstrap server). */
+export async function findGroupCoordinator(
+  cluster: KafkaCluster,
+  pool: ConnectionPool,
+  group: string,
+): Promise<{ host: string; port: number }> {
+  const [bootstrap] = cluster.config.bootstrapServers;
+  const at = bootstrap!.lastIndexOf(":");
+  const connection = await pool.get({ host: bootstrap!.slice(0, at), port: Number(bootstrap!.slice(at + 1)) });
+  const found = await findCoordinatorV4.api.async(connection, COORDINATOR_KEY_GROUP, [group]);
+  const coordinator = found.coordinators.find((c) => c.errorCode === 0);
+  if (!coordinator) {
+    throw new GroupMembershipError(
+      `no coordinator for consumer group ${group} (error code ${found.coordinators[0]?.errorCode}): is the cluster up?`,
+    );
   }
-  return result;
+  return { host: coordinator.host, port: coordinator.port };
 }
 
 function responseOf<T>(error: unknown): T | undefined {

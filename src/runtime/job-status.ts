@@ -2,9 +2,11 @@
 // successful run (from the run store), its next run (from its schedule), the lag of each
 // partition (the high watermark now minus the offset the job resumes from: the table's
 // committed offset from its snapshot summary, else the group's or the log start, as the next
-// sync plans it), the retention warning (retention.ts), and for a `cluster:` job the members of
-// its group with their partitions and lag. Lag, retention and members need the job's
-// cluster and catalog; without them (unreachable) the status says why and keeps the rest.
+// sync plans it), the retention warning (retention.ts), and when asked (floe status for a
+// `cluster:` job, the UI for any job) the members of its group with their partitions and lag,
+// and the group's last rebalance as its leader noted it (kafka/rebalance-note.ts). Lag,
+// retention and members need the job's cluster and catalog; without them (unreachable) the
+// status says why and keeps the rest.
 import type { Job } from "../job/job.ts";
 import type { JobConnections } from "../pipeline/connect.ts";
 import type { RunRecord, RunStore } from "../state/run-store.ts";
@@ -31,13 +33,42 @@ export interface MemberStatus {
   partitions: { topic: string; partition: number }[];
   /** The lag of those partitions, summed. */
   lag: bigint;
+  /** What the member gained and gave up at the group's last rebalance; absent when no note says. */
+  moved?: { gained: TopicPartition[]; gaveUp: TopicPartition[] };
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** The group's last rebalance: the generation its members are in, and when the leader assigned it. */
+export interface LastRebalance {
+  generationId: number;
+  /** ms since the epoch, the leader's clock. */
+  at: number;
+}
+
+export interface GroupStatus {
+  /** The consumer group's id. */
+  group: string;
+  /** The broker's group state (Stable, PreparingRebalance, Empty, Dead when it does not exist, ...). */
+  state: string;
+  /**
+   * "classic", or "consumer" for a group of KIP-848's protocol, whose members DescribeGroups does
+   * not list (floe's members are classic); null when the group does not exist.
+   */
+  protocol: string | null;
+  members: MemberStatus[];
+  /** null when no member carries a floe leader's note (no member, or members that are not floe). */
+  lastRebalance: LastRebalance | null;
 }
 
 export interface JobLag {
   partitions: PartitionLag[];
   retention: TopicRetention[];
-  /** For a `cluster:` job: the group's state (Stable, PreparingRebalance, ...) and its members. */
-  group?: { state: string; members: MemberStatus[] };
+  /** When asked for (`members`): the job's consumer group, its members and its last rebalance. */
+  group?: GroupStatus;
 }
 
 export interface JobStatus {
@@ -56,7 +87,7 @@ export interface JobStatus {
 
 /**
  * The lag of every partition of the job's topics and their retention, over open connections;
- * with `members` (floe status), also the members of a `cluster:` job's group.
+ * with `members`, also the job's consumer group: its members and its last rebalance.
  */
 export async function measureLag(
   job: Job,
@@ -78,7 +109,7 @@ export async function measureLag(
   return {
     partitions,
     retention: topics.map((topic) => ({ topic, retentionMs: retention.get(topic) ?? null })),
-    ...(job.cluster && members ? { group: await groupStatus(job, connections, partitions) } : {}),
+    ...(members ? { group: await groupStatus(job, connections, partitions) } : {}),
   };
 }
 
@@ -87,23 +118,42 @@ async function groupStatus(
   job: Job,
   connections: JobConnections,
   partitions: readonly PartitionLag[],
-): Promise<{ state: string; members: MemberStatus[] }> {
+): Promise<GroupStatus> {
   const activity = await connections.source.describeGroup(job.consumerGroup);
   const lagOf = new Map(partitions.map((p) => [`${p.topic}\u0000${p.partition}`, p.lag]));
-  const members = activity.members.map((m): MemberStatus => {
-    const own = [...m.assignment].flatMap(([topic, ps]) =>
+  const ofJob = (byTopic: ReadonlyMap<string, readonly number[]>): TopicPartition[] =>
+    [...byTopic].flatMap(([topic, ps]) =>
       ps.filter((p) => lagOf.has(`${topic}\u0000${p}`)).map((partition) => ({ topic, partition })),
     );
+  // Members are in one generation once the group is stable; mid-rebalance some may still carry the
+  // note of the one before: the newest note is the last rebalance, and only its moves are shown.
+  const newest = activity.members.reduce<LastRebalance | null>(
+    (found, m) =>
+      m.rebalance && (found === null || m.rebalance.generationId > found.generationId)
+        ? { generationId: m.rebalance.generationId, at: m.rebalance.assignedAt }
+        : found,
+    null,
+  );
+  const members = activity.members.map((m): MemberStatus => {
+    const own = ofJob(m.assignment);
+    const note = m.rebalance?.generationId === newest?.generationId ? m.rebalance : undefined;
     return {
       memberId: m.memberId,
       clientId: m.clientId,
       host: m.host,
       partitions: own,
       lag: own.reduce((sum, p) => sum + lagOf.get(`${p.topic}\u0000${p.partition}`)!, 0n),
+      ...(note ? { moved: { gained: ofJob(note.gained), gaveUp: ofJob(note.gaveUp) } } : {}),
     };
   });
   members.sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
-  return { state: activity.state, members };
+  return {
+    group: job.consumerGroup,
+    state: activity.state,
+    protocol: activity.type ?? null,
+    members,
+    lastRebalance: newest,
+  };
 }
 
 /** The job's status from the store, plus lag and retention when `lag` is given. */

@@ -7,7 +7,8 @@
 //      quarter of the messages
 //   2. one member is SIGKILLed mid-commit (between writing a round's data files and committing
 //      them, a fault point): its partitions move to the other two after the session timeout and
-//      resume from the table's position; the second quarter lands
+//      resume from the table's position; the second quarter lands; floe status names the two
+//      members, their partitions and the last rebalance, the generation they logged joining
 //   3. a zombie: a new member is stopped between writing a round's data files and committing
 //      them, SIGSTOPped there past its session timeout; the group gives its partitions to the
 //      others, which land the third quarter; SIGCONTed, its commit is refused by the offset
@@ -78,7 +79,14 @@ interface StatusJson {
   lag: {
     group: {
       state: string;
-      members: { clientId: string; host: string; partitions: { topic: string; partition: number }[]; lag: string }[];
+      members: {
+        clientId: string;
+        host: string;
+        partitions: { topic: string; partition: number }[];
+        lag: string;
+        moved?: { gained: { partition: number }[]; gaveUp: { partition: number }[] };
+      }[];
+      lastRebalance: { generationId: number; at: number } | null;
     };
   };
 }
@@ -100,6 +108,16 @@ function maintainedIn(m: Member): number[] {
     .split("\n")
     .filter((l) => l.includes('"msg":"maintained '))
     .map((l) => (JSON.parse(l) as { generation: number }).generation);
+}
+
+/** The generation member `m` last joined, from its log. */
+function lastGeneration(m: Member): number | undefined {
+  const joins = m
+    .output()
+    .split("\n")
+    .filter((l) => l.includes('"cluster: member of'))
+    .map((l) => (JSON.parse(l) as { generation: number }).generation);
+  return joins.at(-1);
 }
 
 /** The generations in which member `m` was the group's leader, from its log. */
@@ -185,7 +203,11 @@ test("continuous: three replicas share 12 partitions; a SIGKILL, a zombie, a fou
     );
     assert.ok(shown.partitions.every((p) => p.topic === topic));
     assert.match(shown.lag, /^\d+$/);
+    assert.ok(shown.moved, `floe status shows what member ${m.name} did at the last rebalance`);
   }
+  // The last rebalance the group's leader noted is the generation the members last logged joining.
+  assert.ok(status.lag.group.lastRebalance, JSON.stringify(status.lag.group));
+  for (const m of rest) assert.equal(lastGeneration(m), status.lag.group.lastRebalance.generationId, m.name);
 
   // 3. A zombie: a new member stops between writing its first round's data files and committing
   // them (a fault point), is SIGSTOPped there past its session timeout, and its partitions move

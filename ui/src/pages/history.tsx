@@ -1,9 +1,11 @@
-// Job history: the runs with start, duration, status, messages and bytes; a run's commit
-// report per table, and while it runs, its progress per partition.
+// Job history: the job's consumer group (group-members.tsx), the runs with start, duration,
+// status, messages and bytes; a run's commit report per table, and while it runs, its progress
+// per partition.
 import { useState } from "preact/hooks";
 import { api, call } from "../api";
 import { ErrorBox, fmtBytes, fmtDuration, fmtTime, RunStatus, Status, toast, useData } from "../components/ui";
 import { fmtSeconds, overallProgress } from "../logic";
+import { GroupMembers } from "./group-members";
 
 export function HistoryPage({ job }: { job: string }) {
   const runs = useData(() => call(api.jobs[":name"].runs.$get({ param: { name: job } })), [job], 2000);
@@ -11,6 +13,7 @@ export function HistoryPage({ job }: { job: string }) {
     <section>
       <h1>History of {job}</h1>
       <JobLinks job={job} />
+      <GroupMembers job={job} />
       <ErrorBox error={runs.error} />
       <table class="grid" data-testid="runs-table">
         <thead>
