@@ -515,7 +515,7 @@ export class BindingBatch {
   /** Change decoders by schema id, or why the schema is no envelope. */
   readonly #changeDecoders = new Map<number, ChangeDecoder | string>();
 
-  /** A change event framed with a registry schema (Debezium's Avro envelope). */
+  /** A change event framed with a registry schema (Debezium's Avro or Protobuf envelope). */
   #addFramedChange(
     message: KafkaMessage,
     registry: { schema: RegistrySchema; decoders: RegistryDecoders },
@@ -533,7 +533,7 @@ export class BindingBatch {
         changes = text.size === 0 ? plain : decoder.changes(envelope, text);
       } catch (error) {
         if (!(error instanceof UnsupportedSchemaError)) throw error;
-        changes = `schema id ${schemaId}: ${error.message}; change events need Avro envelopes`;
+        changes = `schema id ${schemaId}: ${error.message}; change events need Avro or Protobuf envelopes`;
       }
       this.#changeDecoders.set(schemaId, changes);
     }
