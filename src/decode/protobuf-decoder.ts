@@ -48,6 +48,7 @@ import protobuf from "protobufjs";
 import { decimal, type IcebergType, type PrimitiveType } from "../iceberg/spec/types.ts";
 import { CDC_POSITION, type CdcEnvelope, type FieldPath, readChange } from "./cdc-envelope.ts";
 import { jsonText } from "./column-value.ts";
+import { unscaledOf, unscaledText } from "./connect-logical-types.ts";
 import {
   type ChangeDecoder,
   exactInteger,
@@ -613,18 +614,14 @@ function decimalOf(
   const scale = Number(params.get("scale") ?? 0);
   const unscaled = (v: unknown): { value: bigint; scale: number } => {
     const d = v as { value?: Uint8Array; scale?: number };
-    const bytes = d.value ?? new Uint8Array();
-    let value = 0n;
-    for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-    if (bytes.length > 0 && bytes[0]! & 0x80) value -= 1n << BigInt(bytes.length * 8);
-    return { value, scale: d.scale ?? 0 };
+    return { value: unscaledOf(d.value ?? new Uint8Array()), scale: d.scale ?? 0 };
   };
   if (!Number.isInteger(precision) || precision < 1 || precision > MAX_DECIMAL_PRECISION || !Number.isInteger(scale)) {
     return {
       type: "string",
       convert: (v) => {
         const d = unscaled(v);
-        return decimalText(d.value, d.scale);
+        return unscaledText(d.value, d.scale);
       },
     };
   }
@@ -636,7 +633,7 @@ function decimalOf(
       const factor = 10n ** BigInt(d.scale - scale);
       if (d.value % factor !== 0n) {
         throw new ValueProblem(
-          `field ${fieldName}: the decimal ${decimalText(d.value, d.scale)} has more places than its column's scale ${scale}`,
+          `field ${fieldName}: the decimal ${unscaledText(d.value, d.scale)} has more places than its column's scale ${scale}`,
         );
       }
       return d.value / factor;
@@ -656,12 +653,4 @@ function fieldMetaParams(field: protobuf.Field | protobuf.MapField | undefined):
     }
   }
   return out;
-}
-
-/** An unscaled decimal as its exact text: -1725 with scale 2 is "-17.25". */
-function decimalText(unscaled: bigint, scale: number): string {
-  if (scale <= 0) return (unscaled * 10n ** BigInt(-scale)).toString();
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
-  return `${negative ? "-" : ""}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }
