@@ -47,6 +47,7 @@ import { bigintLongHook } from "../iceberg/spec/avro-long.ts";
 import { decimal, fixed, type IcebergType, type NestedField } from "../iceberg/spec/types.ts";
 import { CDC_POSITION, type CdcEnvelope, type FieldPath, readChange } from "./cdc-envelope.ts";
 import { jsonText } from "./column-value.ts";
+import { unscaledOf, unscaledText } from "./connect-logical-types.ts";
 import type { JsonValue } from "./json-message.ts";
 import { timestampMicros } from "./timestamp.ts";
 import {
@@ -489,7 +490,7 @@ function connectType(name: unknown): Mapped | undefined {
         type: "string",
         convert: (v) => {
           const { scale, value } = v as { scale: number; value: Uint8Array };
-          return decimalText(unscaled(value), scale);
+          return unscaledText(unscaled(value), scale);
         },
       };
     default:
@@ -524,7 +525,7 @@ function decimalColumn(schema: { [key: string]: unknown }): Mapped {
   const scale = Number(schema.scale ?? 0);
   if (precision > MAX_DECIMAL_PRECISION) {
     // Iceberg's decimals hold 38 digits: a wider one keeps its exact digits as text.
-    return { type: "string", convert: (v) => decimalText(unscaled(v as Uint8Array), scale) };
+    return { type: "string", convert: (v) => unscaledText(unscaled(v as Uint8Array), scale) };
   }
   return { type: decimal(precision, scale), convert: (v) => unscaled(v as Uint8Array) };
 }
@@ -540,19 +541,7 @@ const toJsonText: Convert = (value) => {
 };
 
 /** A two's-complement big-endian integer (Avro's decimal encoding). */
-export function unscaled(bytes: Uint8Array): bigint {
-  if (bytes.length === 0) return 0n;
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  return bytes[0]! & 0x80 ? value - (1n << BigInt(bytes.length * 8)) : value;
-}
-
-export function decimalText(value: bigint, scale: number): string {
-  const negative = value < 0n;
-  const digits = (negative ? -value : value).toString().padStart(scale + 1, "0");
-  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-  return negative ? `-${text}` : text;
-}
+export const unscaled = unscaledOf;
 
 /** An avsc value as JSON: bytes as base64, records and maps as objects. */
 function toJson(value: unknown): JsonValue {

@@ -125,9 +125,19 @@ function timeText(micros: bigint): string {
 export function decimalText(base64: string, scale: number): string | undefined {
   const bytes = Buffer.from(base64, "base64");
   if (bytes.length === 0) return undefined;
-  let unscaled = 0n;
-  for (const b of bytes) unscaled = (unscaled << 8n) | BigInt(b);
-  if (bytes[0]! & 0x80) unscaled -= 1n << BigInt(bytes.length * 8);
+  return unscaledText(unscaledOf(bytes), scale);
+}
+
+/** A big-endian two's complement integer: the unscaled value of Connect's, Avro's and Confluent's Protobuf decimals. */
+export function unscaledOf(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) return 0n;
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  return bytes[0]! & 0x80 ? value - (1n << BigInt(bytes.length * 8)) : value;
+}
+
+/** An unscaled decimal as its exact text: -1725 with scale 2 is "-17.25", 5 with scale -1 "50". */
+export function unscaledText(unscaled: bigint, scale: number): string {
   const negative = unscaled < 0n;
   let digits = (negative ? -unscaled : unscaled).toString();
   if (scale > 0) {

@@ -66,7 +66,7 @@ export interface SchemaDecoder {
     text?: TextColumns,
   ): { readonly record: TypedRecord; readonly columns: readonly SchemaColumn[] } | { readonly problem: string };
   /**
-   * The decoder of a change stream whose values are this schema's envelopes (Avro only), the
+   * The decoder of a change stream whose values are this schema's envelopes (Avro, Protobuf), the
    * after image's fields named in `text` as JSON text; throws UnsupportedSchemaError when the
    * schema is no such envelope.
    */

@@ -53,7 +53,7 @@ const envelopeFields = z
   })
   .describe("How the change events name their parts; Debezium's names by default.");
 
-/** `debezium`: Debezium's envelope as it is (with format avro: Debezium's Avro envelope through the registry). */
+/** `debezium`: Debezium's envelope as it is (with format avro or protobuf: Debezium's envelope through the registry). */
 export const envelopeSchema = z
   .union([z.literal("debezium"), envelopeFields])
   .describe(
@@ -94,11 +94,11 @@ export function isChangeStream(s: ChangeStreamInput): boolean {
 /** The issues of a stream's change-data-capture settings, at their paths in the stream. */
 export function checkChangeStream(s: ChangeStreamInput, ctx: z.RefinementCtx): void {
   const change = isChangeStream(s);
-  if (s.envelope !== undefined && (s.format === "protobuf" || s.format === "json_schema")) {
+  if (s.envelope !== undefined && s.format === "json_schema") {
     ctx.addIssue({
       code: "custom",
       path: ["envelope"],
-      message: `only with format json, debezium or avro, not ${s.format}`,
+      message: `only with format json, debezium, avro or protobuf, not ${s.format}`,
     });
   }
   if (change && s.mode !== "upsert") {

@@ -143,6 +143,14 @@ function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
     const other = names.get(name.toLowerCase());
     if (isSystemColumn(name)) {
       ctx.addIssue({ code: "custom", path: [name], message: `${name} is a floe system column; its type is fixed` });
+    } else if (name.includes(".")) {
+      // A declared type is a top-level column's: a path would silently make a column of that name beside the struct.
+      const top = name.slice(0, name.indexOf("."));
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: `a field inside a struct cannot be declared (columns: names top-level fields); declare ${top}: json or ${top}: map to type the whole field`,
+      });
     } else if (other !== undefined) {
       ctx.addIssue({
         code: "custom",
@@ -192,6 +200,13 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
           message: `a field of the key needs key_format: avro, protobuf or json_schema (the key's schema names its fields)`,
         });
       }
+    } else if (key.includes(".") && declaredWhole(s.columns, key) !== undefined) {
+      const top = key.slice(0, key.indexOf("."));
+      ctx.addIssue({
+        code: "custom",
+        path: ["dedup_keys", i],
+        message: `${top} is declared ${declaredWhole(s.columns, key)} (columns), so ${key} is inside no struct: a dedup key may be a field inside structs only`,
+      });
     } else if (isSystemColumn(key) && key !== KAFKA_KEY) {
       // The message key identifies a row; the other system columns describe one message.
       ctx.addIssue({
@@ -201,6 +216,12 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
       });
     }
   });
+}
+
+/** The declared type (json, map) that makes a dedup key's top-level field no struct; undefined when none does. */
+function declaredWhole(columns: Record<string, unknown> | undefined, key: string): string | undefined {
+  const type = columns?.[key.slice(0, key.indexOf("."))];
+  return type === "json" || type === "map" ? type : undefined;
 }
 
 function bindingSettings(

@@ -27,7 +27,7 @@ import {
   UnsupportedSchemaError,
 } from "../decode/typed-record.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
-import { type DedupKey, dedupKeyText, isInMessageKey } from "../job/dedup-key.ts";
+import { type DedupKey, dedupKeyText, isInMessageKey, keyValueIn, setKeyValue } from "../job/dedup-key.ts";
 import type { Binding } from "../job/job.ts";
 import type { KafkaMessage } from "../kafka/read.ts";
 import { ProduceTimes } from "./freshness.ts";
@@ -284,7 +284,7 @@ export class BindingBatch {
   }
 
   #addRecord(message: KafkaMessage, decoded: DecodedRecord): void {
-    const missing = this.#payloadKeys.find((k) => !isKeyValue(decoded.record[k]));
+    const missing = this.#payloadKeys.find((k) => !isKeyValue(keyValueIn(decoded.record, k)));
     if (missing !== undefined) {
       this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
     } else if (this.#tombstonesDelete && message.key === null) {
@@ -315,7 +315,7 @@ export class BindingBatch {
    * dedup key fields are observed, for their columns to exist and to hold them.
    */
   #addDelete(message: KafkaMessage, image: JsonRecord, before: string): void {
-    const missing = this.#payloadKeys.find((k) => !isKeyValue(image[k]));
+    const missing = this.#payloadKeys.find((k) => !isKeyValue(keyValueIn(image, k)));
     if (missing !== undefined) {
       this.#reject(
         message,
@@ -330,7 +330,7 @@ export class BindingBatch {
     }
     if (this.#payloadKeys.length > 0) {
       const keys: JsonRecord = {};
-      for (const k of this.#payloadKeys) keys[k] = image[k]!;
+      for (const k of this.#payloadKeys) setKeyValue(keys, k, keyValueIn(image, k)!, !Object.hasOwn(image, k));
       const mismatch = this.#json!.observe({ kind: "record", record: keys, wholeDecimals: undefined });
       if (mismatch !== undefined) {
         this.#reject(message, mismatch.reason, mismatch.detail, false);
@@ -355,7 +355,7 @@ export class BindingBatch {
     }
     const keys: JsonRecord = {};
     this.#fillKeyColumns(message, keys);
-    if (this.#payloadKeys.length === 0 || this.#payloadKeys.some((k) => !isKeyValue(keys[k]))) {
+    if (this.#payloadKeys.length === 0 || this.#payloadKeys.some((k) => !isKeyValue(keyValueIn(keys, k)))) {
       this.counters.tombstonesIgnored++;
       return;
     }
@@ -500,7 +500,7 @@ export class BindingBatch {
       return;
     }
     const typed = decoded.record;
-    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(typed[k]));
+    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(keyValueIn(typed, k)));
     if (missing !== undefined) {
       this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar`);
     } else if (this.#tombstonesDelete && message.key === null) {
@@ -515,7 +515,7 @@ export class BindingBatch {
   /** Change decoders by schema id, or why the schema is no envelope. */
   readonly #changeDecoders = new Map<number, ChangeDecoder | string>();
 
-  /** A change event framed with a registry schema (Debezium's Avro envelope). */
+  /** A change event framed with a registry schema (Debezium's Avro or Protobuf envelope). */
   #addFramedChange(
     message: KafkaMessage,
     registry: { schema: RegistrySchema; decoders: RegistryDecoders },
@@ -533,7 +533,7 @@ export class BindingBatch {
         changes = text.size === 0 ? plain : decoder.changes(envelope, text);
       } catch (error) {
         if (!(error instanceof UnsupportedSchemaError)) throw error;
-        changes = `schema id ${schemaId}: ${error.message}; change events need Avro envelopes`;
+        changes = `schema id ${schemaId}: ${error.message}; change events need Avro or Protobuf envelopes`;
       }
       this.#changeDecoders.set(schemaId, changes);
     }
@@ -548,7 +548,7 @@ export class BindingBatch {
       return;
     }
     const { record, change } = decoded;
-    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(record[k]));
+    const missing = this.#payloadKeys.find((k) => !isTypedKeyValue(keyValueIn(record, k)));
     if (missing !== undefined) {
       const where = change.kind === "delete" ? `${envelope.before.join(".")} of a delete` : envelope.after.join(".");
       this.#reject(message, "missing-dedup-key", `dedup key ${missing} is missing, null or not a scalar in ${where}`);

@@ -8,7 +8,8 @@
 // few types whose stored form differs from the value handed to the column builder (a float is
 // stored as float32; a uuid reads back in lowercase).
 //
-// Where a dedup key lives in a row: a payload column of its name; `_kafka_key`, the system
+// Where a dedup key lives in a row: a payload column of its name, or a field inside its structs
+// (`customer.id`, hashed as that field's column stores it); `_kafka_key`, the system
 // column holding the base64 of the key bytes (what rows.keys holds); or `_kafka_key.<field>`, a
 // field of a decoded key that no column stores. A table keyed on such a field can only take a
 // row's key from its `_floe_id`; every other table takes it from the dedup columns, the truth
@@ -16,9 +17,10 @@
 import { columnConverter } from "../decode/column-value.ts";
 import type { JsonRecord } from "../decode/json-message.ts";
 import { KAFKA_KEY } from "../decode/system-columns.ts";
+import { IcebergError } from "../iceberg/errors.ts";
 import { findField, type Schema } from "../iceberg/spec/schema.ts";
 import { isPrimitive, type NestedField, type PrimitiveType } from "../iceberg/spec/types.ts";
-import type { DedupKey } from "../job/dedup-key.ts";
+import { type DedupKey, keyPath, keyValueIn } from "../job/dedup-key.ts";
 import { hashKey, KEY_HASH_WORDS, keyHashes } from "../upsert/key-hash.ts";
 import type { RowMessages } from "./binding-batch.ts";
 
@@ -38,12 +40,42 @@ export function dedupKeyColumns(dedupKeys: readonly DedupKey[], schema: Schema):
   return fields;
 }
 
+/**
+ * The field of a dedup key: a top-level column, or a primitive field inside structs
+ * (`customer.id`), whose own field id the key index reads from the data files.
+ */
 function keyColumn(schema: Schema, name: string): NestedField {
-  const field = findField(schema, name);
-  if (!field || !isPrimitive(field.type)) {
-    throw new Error(`dedup key ${name} is not a column of primitive type in the table schema`);
+  const top = findField(schema, name);
+  if (top !== undefined || !name.includes(".")) {
+    if (!top || !isPrimitive(top.type)) {
+      throw new IcebergError("validation", `dedup key ${name} is not a column of primitive type in the table schema`);
+    }
+    return top;
   }
-  return field;
+  let fields: readonly NestedField[] = schema.fields;
+  let field: NestedField | undefined;
+  const path = keyPath(name);
+  for (let i = 0; i < path.length; i++) {
+    const at = path.slice(0, i + 1).join(".");
+    field = fields.find((f) => f.name === path[i]);
+    if (field === undefined) {
+      throw new IcebergError("validation", `dedup key ${name}: the table has no field ${at}`);
+    }
+    if (i === path.length - 1) break;
+    const type = field.type;
+    if (typeof type !== "object" || type.kind !== "struct") {
+      const what = typeof type === "object" ? `a ${type.kind}` : `of type ${type}`;
+      throw new IcebergError(
+        "validation",
+        `dedup key ${name}: ${at} is ${what}; a dedup key may be a field inside structs, not inside a list or a map`,
+      );
+    }
+    fields = type.fields;
+  }
+  if (!isPrimitive(field!.type)) {
+    throw new IcebergError("validation", `dedup key ${name} is not a field of primitive type in the table schema`);
+  }
+  return field!;
 }
 
 /** The key hash of every message of `rows`, message i at words [4i, 4i + 4). */
@@ -60,9 +92,9 @@ export function hashRowKeys(rows: RowMessages, dedupKeys: readonly DedupKey[], s
     // `_kafka_key` holds the base64 text of rows.keys.
     if (name === KAFKA_KEY) return { type, read: (i) => rows.keys[i] };
     // A registry format's values are their columns' already.
-    if (rows.typed) return { type, read: (i) => rows.records[i]![name] };
+    if (rows.typed) return { type, read: (i) => keyValueIn(rows.records[i]!, name) };
     const convert = columnConverter(type);
-    return { type, read: (i) => convert((rows.records[i] as JsonRecord)[name]!) };
+    return { type, read: (i) => convert(keyValueIn(rows.records[i] as JsonRecord, name)!) };
   });
   return hashKeyValues(
     rows.count,

@@ -12,6 +12,8 @@
 // born io.debezium.time.Date (days), updated_at io.debezium.time.MicroTimestamp (µs); addColumn
 // adds optional string columns, as an ALTER TABLE ADD COLUMN does upstream.
 
+import protobuf from "protobufjs";
+
 export interface SourceRow {
   id: number;
   name: string;
@@ -401,4 +403,116 @@ export function avroEnvelope(value: unknown, table: DebeziumTable): Record<strin
     ts_ms: BigInt(payload.ts_ms as number),
     transaction: null,
   };
+}
+
+/**
+ * The .proto Confluent's ProtobufConverter registers for the table's envelopes (its value
+ * subject), with Debezium at `decimal.handling.mode: precise` and `time.precision.mode:
+ * connect` and the converter at `optional.for.nullables: true`: one message `Envelope` in the
+ * package of the Connect schema's namespace, its fields numbered in order, each struct a message
+ * nested in it under the struct's unqualified name; Connect's Decimal a confluent.type.Decimal
+ * with its precision and scale in `(confluent.field_meta)`, Date a google.type.Date, Timestamp a
+ * google.protobuf.Timestamp; an optional primitive a proto3 `optional`. The well-known imports
+ * have no references: the registry knows them.
+ */
+export function protobufEnvelopeSchema(table: DebeziumTable): string {
+  const extra = table.extraColumns.map((c, i) => `    optional string ${c} = ${6 + i};`).join("\n");
+  return `syntax = "proto3";
+package ${table.server}.public.${table.table};
+
+import "confluent/meta.proto";
+import "confluent/type/decimal.proto";
+import "google/protobuf/timestamp.proto";
+import "google/type/date.proto";
+
+message Envelope {
+  Value before = 1;
+  Value after = 2;
+  Source source = 3;
+  string op = 4;
+  optional int64 ts_ms = 5;
+  block transaction = 6;
+
+  message Value {
+    int32 id = 1;
+    optional string name = 2;
+    confluent.type.Decimal balance = 3 [(confluent.field_meta) = { params: [{ key: "precision", value: "10" }, { key: "scale", value: "2" }] }];
+    google.type.Date born = 4;
+    google.protobuf.Timestamp updated_at = 5;
+${extra}
+  }
+  message Source {
+    string version = 1;
+    string connector = 2;
+    string name = 3;
+    int64 ts_ms = 4;
+    optional string snapshot = 5;
+    string db = 6;
+    optional string sequence = 7;
+    string schema = 8;
+    string table = 9;
+    optional int64 txId = 10;
+    optional int64 lsn = 11;
+    optional int64 xmin = 12;
+  }
+  message block {
+    string id = 1;
+    int64 total_order = 2;
+    int64 data_collection_order = 3;
+  }
+}
+`;
+}
+
+/** The well-known files the envelope's schema imports, as the registry knows them: what an encoder parses with it. */
+export const CONFLUENT_PROTOBUF_FILES: readonly string[] = [
+  `syntax = "proto3"; package confluent;
+   message Meta { string doc = 1; map<string, string> params = 2; repeated string tags = 3; }`,
+  `syntax = "proto3"; package confluent.type;
+   message Decimal { bytes value = 1; uint32 precision = 2; int32 scale = 3; }`,
+  `syntax = "proto3"; package google.type;
+   message Date { int32 year = 1; int32 month = 2; int32 day = 3; }`,
+];
+
+/** The Protobuf message (as protobufjs's fromObject takes it) of a JSON change event's payload. */
+export function protobufEnvelope(value: unknown, table: DebeziumTable): Record<string, unknown> {
+  const payload = (value as { payload: Record<string, unknown> }).payload;
+  const image = (row: Record<string, unknown> | null) => {
+    if (row === null) return undefined;
+    const out: Record<string, unknown> = { id: row.id };
+    if (row.name !== null) out.name = row.name;
+    if (row.balance !== null) {
+      out.balance = { value: Buffer.from(row.balance as string, "base64"), precision: 10, scale: 2 };
+    }
+    if (row.born !== null) {
+      const d = new Date((row.born as number) * 86_400_000);
+      out.born = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    }
+    if (row.updated_at !== null) {
+      const us = row.updated_at as number;
+      out.updated_at = { seconds: Math.floor(us / 1_000_000), nanos: (us % 1_000_000) * 1000 };
+    }
+    for (const c of table.extraColumns) if (row[c] !== null && row[c] !== undefined) out[c] = row[c];
+    return out;
+  };
+  const source = { ...(payload.source as Record<string, unknown>) };
+  delete source.xmin;
+  return {
+    before: image(payload.before as Record<string, unknown> | null),
+    after: image(payload.after as Record<string, unknown> | null),
+    source,
+    op: payload.op,
+    ts_ms: payload.ts_ms,
+  };
+}
+
+/** Encodes the table's change events as its Envelope messages, with the schema of protobufEnvelopeSchema as it is now. */
+export function protobufEnvelopeEncoder(table: DebeziumTable): (value: unknown) => Uint8Array {
+  const root = new protobuf.Root();
+  root.addJSON(protobuf.common.get("google/protobuf/timestamp.proto")!.nested!);
+  for (const file of CONFLUENT_PROTOBUF_FILES) protobuf.parse(file, root, { keepCase: true });
+  protobuf.parse(protobufEnvelopeSchema(table), root, { keepCase: true });
+  root.resolveAll();
+  const type = root.lookupType(`${table.server}.public.${table.table}.Envelope`);
+  return (value) => type.encode(type.fromObject(protobufEnvelope(value, table))).finish();
 }

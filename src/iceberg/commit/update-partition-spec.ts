@@ -22,7 +22,7 @@ import type { Schema } from "../spec/schema.ts";
 import { currentSchema, defaultSpec, type TableMetadata } from "../spec/table-metadata.ts";
 import { LAST_ADDED_SPEC, type TableRequirement, type TableUpdate } from "../spec/table-update.ts";
 import { partitionFieldName, transformApplies } from "../spec/transform.ts";
-import { typeToString } from "../spec/types.ts";
+import { type NestedField, typeToString } from "../spec/types.ts";
 import type { Table } from "../table.ts";
 import { commitWithRetries } from "./retry.ts";
 
@@ -57,7 +57,7 @@ export function bindPartitionSpec(
   const names = new Set<string>();
   const bound = fields.map((f, index): PartitionField => {
     const source = schema.fields.find((c) => c.name === f.column);
-    if (!source) throw new PartitionFieldError(index, `no column ${f.column}`);
+    if (!source) throw new PartitionFieldError(index, missingSource(schema, f.column));
     if (!transformApplies(f.transform, source.type)) {
       throw new PartitionFieldError(
         index,
@@ -113,4 +113,23 @@ export function commitPartitionSpec(table: Table, fields: readonly UnboundPartit
     if (updates.length === 0) return undefined;
     return { requirements: [{ type: "assert-table-uuid", uuid: base.tableUuid }, ...requirements], updates };
   });
+}
+
+/**
+ * Why a partition source column is not found: none of that name, or a field inside a struct
+ * (the spec allows one as a source; floe's writer partitions by top-level columns only).
+ */
+function missingSource(schema: Schema, column: string): string {
+  const path = column.split(".");
+  let fields: readonly NestedField[] = schema.fields;
+  for (let i = 0; i < path.length; i++) {
+    const field = fields.find((c) => c.name === path[i]);
+    if (field === undefined) break;
+    if (i === path.length - 1) {
+      return `${column} is a field inside struct ${path.slice(0, -1).join(".")}: floe partitions by top-level columns only`;
+    }
+    if (typeof field.type !== "object" || field.type.kind !== "struct") break;
+    fields = field.type.fields;
+  }
+  return `no column ${column}`;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import protobuf from "protobufjs";
 import { avroDecoder } from "#src/decode/avro-decoder.ts";
 import {
   CDC_POSITION,
@@ -10,6 +11,7 @@ import {
   readChange,
 } from "#src/decode/cdc-envelope.ts";
 import { decodeJsonMessage, type JsonRecord } from "#src/decode/json-message.ts";
+import { protobufDecoder } from "#src/decode/protobuf-decoder.ts";
 import { typeToString } from "#src/iceberg/spec/types.ts";
 import { parseJob } from "#src/job/load-job.ts";
 import { avroWriter } from "../../../dev/registry.ts";
@@ -17,7 +19,10 @@ import {
   avroEnvelope,
   avroEnvelopeSchema,
   type ChangeMessage,
+  CONFLUENT_PROTOBUF_FILES,
   DebeziumTable,
+  protobufEnvelopeEncoder,
+  protobufEnvelopeSchema,
   sourceRow,
 } from "../../helpers/debezium-events.ts";
 
@@ -165,6 +170,123 @@ test("Debezium's Avro envelope: the after record's fields are the columns, with 
       ),
     /no record field after/,
   );
+});
+
+test("Debezium's Protobuf envelope (Confluent's ProtobufConverter): the after message's fields are the columns, Connect's Decimal and Date typed; a delete names its row by before", () => {
+  const table = new DebeziumTable("pg", "pb_customers");
+  table.addColumn("email");
+  const envelope: CdcEnvelope = {
+    ...DEBEZIUM_ENVELOPE,
+    columns: [
+      { column: "_cdc_op", path: ["op"] },
+      { column: "_cdc_lsn", path: ["source", "lsn"] },
+    ],
+  };
+  const decoder = protobufDecoder(protobufEnvelopeSchema(table)).changes!(envelope);
+  assert.deepEqual(
+    decoder.columns.map((c) => [c.name, typeToString(c.type)]),
+    [
+      ["id", "int"],
+      ["name", "string"],
+      ["balance", "decimal(10, 2)"],
+      ["born", "date"],
+      ["updated_at", "timestamptz"],
+      ["email", "string"],
+      [CDC_POSITION, "string"],
+      ["_cdc_op", "string"],
+      ["_cdc_lsn", "long"],
+    ],
+  );
+  const encode = protobufEnvelopeEncoder(table);
+  const [create] = table.insert(sourceRow(1, "one", { balance: "-17.25", born: "1970-01-02", updatedAt: 5 }));
+  const decoded = decoder.decode(encode(create!.value));
+  assert.ok(!("problem" in decoded));
+  assert.equal(decoded.change.kind, "create");
+  const lsn = (create!.value as { payload: { source: { lsn: number } } }).payload.source.lsn;
+  assert.deepEqual(decoded.record, {
+    id: 1,
+    name: "one",
+    balance: -1725n,
+    born: 1,
+    updated_at: 5,
+    email: null,
+    [CDC_POSITION]: decoded.change.position,
+    _cdc_op: "c",
+    _cdc_lsn: lsn,
+  });
+  assert.equal(decoded.change.position, String(lsn).padStart(19, "0"));
+  const [update] = table.update(1, { email: "one@example.com" });
+  const updated = decoder.decode(encode(update!.value));
+  assert.ok(!("problem" in updated));
+  assert.deepEqual([updated.change.kind, updated.record.email], ["update", "one@example.com"]);
+  assert.ok(updated.change.position! > decoded.change.position!);
+  const [del] = table.delete(1);
+  const gone = decoder.decode(encode(del!.value));
+  assert.ok(!("problem" in gone));
+  assert.deepEqual([gone.change.kind, gone.record.id, gone.record.balance], ["delete", 1, null]);
+  // A field declared json keeps the message's JSON text.
+  const text = protobufDecoder(protobufEnvelopeSchema(table)).changes!(envelope, new Set(["born"]));
+  assert.equal(text.columns.find((c) => c.name === "born")?.type, "string");
+  const asText = text.decode(encode(update!.value));
+  assert.ok(!("problem" in asText));
+  assert.equal(asText.record.born, '{"year":1970,"month":1,"day":2}');
+  // An envelope without an op, and a message that is no envelope.
+  const noOp = decoder.decode(encode({ payload: { ...(update!.value as { payload: object }).payload, op: "" } }));
+  assert.ok("problem" in noOp && noOp.envelope);
+  assert.match((noOp as { problem: string }).problem, /has no op|none of c, u, d, r/);
+  assert.throws(
+    () => protobufDecoder('syntax = "proto3"; message R { int32 a = 1; }').changes!(DEBEZIUM_ENVELOPE),
+    /no message field after/,
+  );
+});
+
+test("Protobuf: Confluent's well-known Decimal, Date and TimeOfDay are decimal, date and time columns without references", () => {
+  const schema = `syntax = "proto3";
+import "confluent/meta.proto";
+import "confluent/type/decimal.proto";
+import "google/type/date.proto";
+import "google/type/timeofday.proto";
+message Row {
+  confluent.type.Decimal price = 1 [(confluent.field_meta) = { params: [{ key: "precision", value: "6" }, { key: "scale", value: "3" }] }];
+  confluent.type.Decimal loose = 2;
+  google.type.Date day = 3;
+  google.type.TimeOfDay at = 4;
+}`;
+  const decoder = protobufDecoder(schema);
+  assert.deepEqual(
+    decoder.columns.map((c) => [c.name, typeToString(c.type)]),
+    [
+      ["price", "decimal(6, 3)"],
+      ["loose", "string"],
+      ["day", "date"],
+      ["at", "time"],
+    ],
+  );
+  const root = new protobuf.Root();
+  for (const file of CONFLUENT_PROTOBUF_FILES) protobuf.parse(file, root, { keepCase: true });
+  protobuf.parse(
+    'syntax = "proto3"; package google.type; message TimeOfDay { int32 hours = 1; int32 minutes = 2; int32 seconds = 3; int32 nanos = 4; }',
+    root,
+  );
+  protobuf.parse(schema, root, { keepCase: true });
+  root.resolveAll();
+  const Row = root.lookupType("Row");
+  const encode = (v: object) => Row.encode(Row.fromObject(v)).finish();
+  // -1.5 at scale 2 is -150 (0xff6a): rescaled exactly to -1500 at the column's scale 3.
+  const decoded = decoder.decode(
+    encode({
+      price: { value: Uint8Array.of(0xff, 0x6a), scale: 2 },
+      loose: { value: Uint8Array.of(0x04, 0xd2), scale: 3 },
+      day: { year: 2026, month: 1, day: 2 },
+      at: { hours: 1, minutes: 2, seconds: 3, nanos: 4_005_000 },
+    }),
+    [0],
+  );
+  assert.ok(!("problem" in decoded));
+  assert.deepEqual({ ...decoded.record }, { price: -1500n, loose: "1.234", day: 20455, at: 3_723_004_005 });
+  const tooFine = decoder.decode(encode({ price: { value: Uint8Array.of(0x04, 0xd3), scale: 4 } }), [0]);
+  assert.ok("problem" in tooFine);
+  assert.match(tooFine.problem, /field price: the decimal 0\.1235 has more places than its column's scale 3/);
 });
 
 // Events as Debezium 3.6.1's Postgres connector wrote them (pgoutput, JsonConverter with

@@ -44,8 +44,13 @@ test("a change stream's settings that do not go together are errors at their pat
     "streams.pg.public.t.mode: a change stream (format debezium or envelope) needs mode: upsert; in append mode each delete would add a row",
   ]);
   assert.deepEqual(
-    problems(job("{mode: upsert, format: protobuf, envelope: debezium, dedup_keys: [id]}")).slice(0, 1),
-    ["streams.pg.public.t.envelope: only with format json, debezium or avro, not protobuf"],
+    problems(job("{mode: upsert, format: json_schema, envelope: debezium, dedup_keys: [id]}")).slice(0, 1),
+    ["streams.pg.public.t.envelope: only with format json, debezium, avro or protobuf, not json_schema"],
+  );
+  assert.ok(
+    !problems(job("{mode: upsert, format: protobuf, envelope: debezium, dedup_keys: [id]}")).some((p) =>
+      p.includes(".envelope:"),
+    ),
   );
   assert.deepEqual(problems(job("{mode: upsert, dedup_keys: [id], cdc_columns: [op]}")), [
     "streams.pg.public.t.cdc_columns: only in a change stream (format debezium or envelope)",

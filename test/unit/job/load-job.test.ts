@@ -153,6 +153,25 @@ default_stream: {mode: append, columns: [amount]}
   );
 });
 
+test("columns: a field inside a struct cannot be declared; a dedup key cannot go inside a field declared json or map", () => {
+  assert.deepEqual(
+    problems(
+      minimal(`    topic_pattern: orders.*
+streams:
+  orders:
+    mode: upsert
+    dedup_keys: [customer.id, payload.id, address.zip]
+    columns: {customer.id: long, payload: json, address: map}
+`),
+    ),
+    [
+      "9: streams.orders.dedup_keys.1: payload is declared json (columns), so payload.id is inside no struct: a dedup key may be a field inside structs only",
+      "9: streams.orders.dedup_keys.2: address is declared map (columns), so address.zip is inside no struct: a dedup key may be a field inside structs only",
+      "10: streams.orders.columns.customer.id: a field inside a struct cannot be declared (columns: names top-level fields); declare customer: json or customer: map to type the whole field",
+    ],
+  );
+});
+
 test("defaults: sql catalog in ./warehouse next to the job file, group floe_<name>, 4 threads", () => {
   const job = parseJob(minimal("streams:\n  Orders.V1: {mode: append}\n"), "/jobs/nightly/job.yaml");
   assert.deepEqual(job.destination.catalog, { type: "sql", warehouse: "/jobs/nightly/warehouse" });

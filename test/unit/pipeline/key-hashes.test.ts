@@ -137,4 +137,59 @@ describe("key hashes of messages and of stored rows", () => {
       ["s", KAFKA_KEY],
     );
   });
+
+  test("a dedup key inside a struct (customer.id) hashes its field as stored, JSON and typed alike; lists and maps are refused", async () => {
+    const nested: Schema = {
+      schemaId: 0,
+      fields: [
+        ...SYSTEM_COLUMNS,
+        {
+          id: 9,
+          name: "customer",
+          required: false,
+          type: {
+            kind: "struct",
+            fields: [
+              { id: 12, name: "id", required: false, type: "long" },
+              {
+                id: 13,
+                name: "address",
+                required: false,
+                type: { kind: "struct", fields: [{ id: 14, name: "zip", required: false, type: "string" }] },
+              },
+            ],
+          },
+        },
+        {
+          id: 10,
+          name: "tags",
+          required: false,
+          type: { kind: "list", elementId: 15, element: "string", elementRequired: false },
+        },
+      ],
+    };
+    const records = [
+      { customer: { id: 1, address: { zip: "75001" } } },
+      { customer: { id: 9007199254740993n, address: { zip: "" } } },
+    ];
+    await assertAgree(messages(records), ["customer.id"], nested);
+    await assertAgree(messages(records), ["customer.address.zip", "customer.id"], nested);
+    await assertAgree(messages(records, true), ["customer.id"], nested);
+    assert.deepEqual(
+      dedupKeyColumns(["customer.address.zip"].map(parseDedupKey), nested)?.map((f) => f.id),
+      [14],
+    );
+    // The same value hashes alike at the top level and inside a struct: only the value counts.
+    const top = hashRowKeys(messages([{ id: 1 }]), [parseDedupKey("id")], schema);
+    assert.deepEqual(hashRowKeys(messages([records[0]!]), [parseDedupKey("customer.id")], nested), top);
+    assert.throws(
+      () => dedupKeyColumns([parseDedupKey("tags.x")], nested),
+      /tags is a list; a dedup key may be a field inside structs, not inside a list or a map/,
+    );
+    assert.throws(
+      () => dedupKeyColumns([parseDedupKey("customer.name")], nested),
+      /the table has no field customer.name/,
+    );
+    assert.throws(() => dedupKeyColumns([parseDedupKey("customer.address")], nested), /not a field of primitive type/);
+  });
 });

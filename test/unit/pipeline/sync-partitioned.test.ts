@@ -253,3 +253,14 @@ test("partition_by on a column the table does not have: the sync fails naming th
   const { error } = await f.failingSync();
   assert.match(String(error), /streams\.broken\.partition_by\.0: no column nope in table unit_topics\.broken/);
 });
+
+test("partition_by on a field inside a struct: the sync fails saying floe partitions by top-level columns only", async () => {
+  const own = await syncFixture({ streams: { nested: { mode: "append", partition_by: ["customer.region"] } } });
+  own.source.createTopic("nested").produce("nested", [{ value: { customer: { region: "eu" } } }]);
+  const { error } = await own.failingSync();
+  await own.close();
+  assert.match(
+    String(error),
+    /streams\.nested\.partition_by\.0: customer\.region is a field inside struct customer: floe partitions by top-level columns only in table unit_topics\.nested/,
+  );
+});
