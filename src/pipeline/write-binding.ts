@@ -61,6 +61,11 @@ export interface TableReport {
    * a key the table held): retired so that the table holds one row per key again.
    */
   duplicatesRetired?: number;
+  /**
+   * Upsert rounds planned again, with new data files, because another writer (a member of the
+   * job's cluster:) committed a newer row of a key they had written a row for (change-order.ts).
+   */
+  replans?: number;
   /** How the upsert key index was brought to each parent this round committed on (upsert only). */
   keyIndex?: KeyIndexActivity[];
   deadLetters: number;
@@ -239,6 +244,7 @@ async function commitRound(
         // Another writer (a member of the job's cluster:) committed a newer row of a key this
         // round had written a row for: plan the round again on the table as it is now.
         if (!(error instanceof WinnersChanged) || plan >= MAX_UPSERT_PLANS) throw error;
+        report.replans = plan;
         index = await store.bringTo(error.index, table, currentSnapshot(table.metadata));
       }
     }

@@ -305,6 +305,15 @@ test("upsert: three replicas share 12 partitions, keys in every partition; a SIG
     snapshots.filter((s) => Number(s.summary["added-dvs"] ?? 0) > 0).map((s) => s.summary[MEMBER_SUMMARY_KEY]),
   );
   assert.ok(deletingMembers.size >= 2, `members retired rows: ${[...deletingMembers]}`);
+  const replans = [...first, zombie, fourth]
+    .flatMap((m) => m.output().split("\n"))
+    .filter((l) => l.includes('"replans":'))
+    .reduce((sum, l) => sum + (JSON.parse(l) as { replans: number }).replans, 0);
+  const memberCommits = snapshots.filter((s) => s.summary[MEMBER_SUMMARY_KEY] !== undefined);
+  console.log(
+    `${MESSAGES} messages, ${KEYS} keys: ${memberCommits.length} member commits, ` +
+      `${memberCommits.filter((s) => Number(s.summary["removed-dvs"] ?? 0) > 0).length} replaced a DV, ${replans} rounds planned again`,
+  );
   for (const [path, count] of await liveDVsPerDataFile(namespace)) {
     assert.equal(count, 1, `${path} has ${count} live deletion vectors`);
   }

@@ -198,6 +198,7 @@ test("a member whose round meets another member's newer row of a key plans the r
     };
     const b = await f.sync({ membership: membership("member-b", [1]), stateDir: join(f.dir, "member-b") });
     assert.ok(aLanded);
+    assert.equal(b.report.tables[0]?.replans, 1);
     assert.equal(b.report.tables[0]?.recordsAdded, 1, "only key 2: key 1's older row was dropped on the second plan");
     assert.deepEqual(byId(await f.rows("events")), ["1=newer", "2=b"]);
     for (const [path, count] of await liveDVsPerDataFile(f)) assert.equal(count, 1, path);
