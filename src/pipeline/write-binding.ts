@@ -3,6 +3,10 @@
 // dead-letter table first, the binding's own table last, each with
 // the offsets it absorbed in its snapshot summary. Upsert bindings retire the previous row of
 // every key with a deletion vector (RowDelta); append bindings add every message (FastAppend).
+// An upsert commit that meets another writer's (a member of the job's cluster:) plans its
+// deletes again on that writer's snapshot, and RowDelta merges both writers' DVs of a data file
+// into one (spec: one DV per data file per snapshot); when that snapshot holds a newer row of a
+// key this round wrote a row for (change-order.ts), the whole round is planned again.
 //
 // What writes rows (Arrow's column builders, the Parquet writer, the upsert key index) loads with
 // the first round that writes a file (rowWriting below): a round with nothing new only compares
