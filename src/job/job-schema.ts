@@ -39,6 +39,8 @@ import {
   type OnError,
   VALUE_FORMATS,
   type ValueFormat,
+  WINNER_ORDERS,
+  type WinnerOrder,
 } from "./job.ts";
 import { maintenanceSchema } from "./maintenance.ts";
 import { checkPartitionTypes, partitionBySchema } from "./partition-by.ts";
@@ -124,6 +126,12 @@ const bindingFields = {
       "Column types by field, e.g. {amount: double}: they win over inference, when the table is created and for every value. json: the value's JSON text in a string column; map: a JSON object as map<string, V> instead of a struct. For avro and protobuf streams only json.",
     ),
   partition_by: partitionBySchema.optional(),
+  order_by: z
+    .enum(WINNER_ORDERS)
+    .optional()
+    .describe(
+      "upsert: which message of a key wins when the key is in several partitions. _kafka_timestamp: the latest Kafka timestamp, then the higher partition, then the higher offset, whatever order the messages arrive in. Default: the latest offset read.",
+    ),
   ...changeStreamFields,
 };
 
@@ -134,6 +142,7 @@ type BindingInput = ChangeStreamInput & {
   key_format?: KeyFormat;
   columns?: Record<string, unknown> | undefined;
   partition_by?: UnboundPartitionField[] | undefined;
+  order_by?: WinnerOrder | undefined;
 };
 
 function checkColumns(columns: unknown, ctx: z.RefinementCtx): void {
@@ -185,6 +194,15 @@ function checkDedupKeys(s: BindingInput, ctx: z.RefinementCtx): void {
     checkPartitionTypes(s.partition_by, columnTypesOf(s.columns as Record<string, DeclarableType> | undefined), ctx, [
       "partition_by",
     ]);
+  if (s.order_by !== undefined && s.mode !== "upsert") {
+    ctx.addIssue({ code: "custom", path: ["order_by"], message: "only for mode: upsert (append keeps every message)" });
+  } else if (s.order_by !== undefined && isChangeStream(s)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["order_by"],
+      message: "a change stream's messages are ordered by their source position; order_by is for plain upsert",
+    });
+  }
   if (s.mode === "upsert" && s.dedup_keys === undefined && !isChangeStream(s)) {
     ctx.addIssue({ code: "custom", path: ["dedup_keys"], message: "required when mode is upsert" });
   }
@@ -247,7 +265,13 @@ function bindingSettings(
   const envelope = toEnvelope(s);
   const dedupKeys = (s.dedup_keys ?? (envelope ? defaultChangeDedupKeys(s) : [])).map(parseDedupKey);
   return s.mode === "upsert"
-    ? { mode: "upsert", dedupKeys: dedupKeys as [DedupKey, ...DedupKey[]], envelope, ...common }
+    ? {
+        mode: "upsert",
+        dedupKeys: dedupKeys as [DedupKey, ...DedupKey[]],
+        envelope,
+        ...(s.order_by === undefined ? {} : { orderBy: s.order_by }),
+        ...common,
+      }
     : { mode: "append", dedupKeys, ...common };
 }
 
@@ -317,25 +341,6 @@ export const jobFileSchema = z
   .superRefine((job, ctx) => {
     const { topic_pattern } = job.source.kafka;
     const topics = Object.keys(job.streams);
-    // Replicas of a job land append bindings: an upsert table's deletion vectors and key index
-    // across members (and a key in several partitions) are not designed yet.
-    if (job.cluster !== undefined) {
-      const upserts = Object.entries(job.streams).filter(([, s]) => s.mode === "upsert");
-      for (const [topic] of upserts) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["streams", topic, "mode"],
-          message: "upsert is not supported with cluster: yet (replicas of a job land append bindings only)",
-        });
-      }
-      if (topic_pattern !== undefined && job.default_stream.mode === "upsert") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["default_stream", "mode"],
-          message: "upsert is not supported with cluster: yet (replicas of a job land append bindings only)",
-        });
-      }
-    }
     if (topic_pattern === undefined && topics.length === 0) {
       ctx.addIssue({
         code: "custom",

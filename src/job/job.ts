@@ -74,6 +74,10 @@ export const BINDING_DEFAULTS: { on_error: OnError; format: ValueFormat; key_for
   key_format: "bytes",
 };
 
+/** What orders the messages of a key in an upsert: the Kafka timestamp, then partition, then offset. */
+export const WINNER_ORDERS = ["_kafka_timestamp"] as const;
+export type WinnerOrder = (typeof WINNER_ORDERS)[number];
+
 /** upsert: one row per key (deletion vectors retire the old row). append: one row per message. */
 export type BindingSettings =
   | {
@@ -81,6 +85,11 @@ export type BindingSettings =
       readonly dedupKeys: readonly [DedupKey, ...DedupKey[]];
       /** The values are change events in this envelope (format debezium, or envelope:); JSON only. */
       readonly envelope: CdcEnvelope | undefined;
+      /**
+       * `order_by`: which of a key's messages wins, across partitions and rounds (change-order.ts);
+       * absent: the latest offset (of a change stream: its source position).
+       */
+      readonly orderBy?: WinnerOrder;
       readonly onError: OnError;
       /** Declared column types, in the order of the job file; empty when none. */
       readonly columns: DeclaredColumns;

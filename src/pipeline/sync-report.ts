@@ -132,6 +132,7 @@ function mergeReports(a: TableReport, b: TableReport): TableReport {
     ...(a.duplicatesRetired !== undefined || b.duplicatesRetired !== undefined
       ? { duplicatesRetired: (a.duplicatesRetired ?? 0) + (b.duplicatesRetired ?? 0) }
       : {}),
+    ...(a.replans !== undefined || b.replans !== undefined ? { replans: (a.replans ?? 0) + (b.replans ?? 0) } : {}),
     ...(a.keyIndex || b.keyIndex ? { keyIndex: [...(a.keyIndex ?? []), ...(b.keyIndex ?? [])] } : {}),
     deadLetters: a.deadLetters + b.deadLetters,
     skipped: a.skipped + b.skipped,

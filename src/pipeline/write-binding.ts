@@ -3,6 +3,10 @@
 // dead-letter table first, the binding's own table last, each with
 // the offsets it absorbed in its snapshot summary. Upsert bindings retire the previous row of
 // every key with a deletion vector (RowDelta); append bindings add every message (FastAppend).
+// An upsert commit that meets another writer's (a member of the job's cluster:) plans its
+// deletes again on that writer's snapshot, and RowDelta merges both writers' DVs of a data file
+// into one (spec: one DV per data file per snapshot); when that snapshot holds a newer row of a
+// key this round wrote a row for (change-order.ts), the whole round is planned again.
 //
 // What writes rows (Arrow's column builders, the Parquet writer, the upsert key index) loads with
 // the first round that writes a file (rowWriting below): a round with nothing new only compares
@@ -22,7 +26,7 @@ import type { ColumnBatchBuilder } from "../iceberg/parquet/column-batch.ts";
 import { type PartitionSpec, unpartitioned } from "../iceberg/spec/partition-spec.ts";
 import type { Schema } from "../iceberg/spec/schema.ts";
 import type { Snapshot } from "../iceberg/spec/snapshot.ts";
-import { currentSchema } from "../iceberg/spec/table-metadata.ts";
+import { currentSchema, currentSnapshot } from "../iceberg/spec/table-metadata.ts";
 import { FLOE_JOB } from "../iceberg/spec/table-properties.ts";
 import { Table } from "../iceberg/table.ts";
 import {
@@ -34,8 +38,10 @@ import type { Binding, Job } from "../job/job.ts";
 import { deadLetterTableName } from "../job/topics.ts";
 import type { TopicPartitionOffsets } from "../kafka/commit-offsets.ts";
 import { dedupBatch, OP_DELETE, OP_TYPE } from "../upsert/batch-dedup.ts";
+import type { KeyIndex } from "../upsert/key-index.ts";
 import { planDeletes, recordCommit, type WrittenRows } from "../upsert/plan-deletes.ts";
 import type { BindingBatch, RejectReason } from "./binding-batch.ts";
+import type { WinnerOrdering } from "./change-order.ts";
 import type { SyncEventBody } from "./events.ts";
 import { faultPoint } from "./fault-points.ts";
 import type { Freshness } from "./freshness.ts";
@@ -59,6 +65,11 @@ export interface TableReport {
    * a key the table held): retired so that the table holds one row per key again.
    */
   duplicatesRetired?: number;
+  /**
+   * Upsert rounds planned again, with new data files, because another writer (a member of the
+   * job's cluster:) committed a newer row of a key they had written a row for (change-order.ts).
+   */
+  replans?: number;
   /** How the upsert key index was brought to each parent this round committed on (upsert only). */
   keyIndex?: KeyIndexActivity[];
   deadLetters: number;
@@ -184,7 +195,7 @@ async function commitRound(
     return report;
   }
   if (!report.created) await recordWriteSettings(tables, table);
-  const { RowBatch, KeyIndexStore, staleChanges, withoutStale } = await rowWriting();
+  const { RowBatch, KeyIndexStore, winnerOrdering } = await rowWriting();
   const schema = currentSchema(table.metadata);
   const rows = batch.rows;
   const hashes = binding.dedupKeys.length > 0 ? hashRowKeys(rows, binding.dedupKeys, schema) : undefined;
@@ -214,58 +225,34 @@ async function commitRound(
     const store = kept?.indexes(table, binding.dedupKeys)
       ? kept
       : new KeyIndexStore(tables.stateDir, table, binding.dedupKeys);
-    let index = await store.open(table);
     const tombstones = new Uint8Array(rows.count);
     const changeDeletes = rows.changes?.deletes;
     for (let i = 0; i < rows.count; i++) tombstones[i] = rows.records[i] === null || changeDeletes?.[i] ? 1 : 0;
-    // A change stream's messages of one key are ordered by their source position, not their offsets.
-    const positions = rows.changes?.positions;
-    // Which message of a key wins does not depend on the table; whether it updates or creates
-    // does, and so do the rows it retires: both are found again below on the parent of every
-    // commit attempt. The _op_type written into the data files is the first attempt's.
-    let winners = dedupBatch(hashes!, tombstones, index, positions);
-    // Fixed at the first attempt, like the rows written: a retry drops the same messages.
-    const stale = positions && (await staleChanges(table, schema, index, hashes!, winners));
-    winners = withoutStale(winners, stale);
-    let deletes = planDeletes(index, hashes!, winners);
-    // `_floe_id` caches the key hash that the dedup columns give. Where every dedup key is a
-    // column, the key index is built and caught up from those columns (key-index-store.ts), so
-    // the cache is never read; a 128-bit hash does not compress and would be most of the file.
-    // It is written only where it is the one place that holds a row's key (a decoded key's field).
-    const floeIds = dedupKeyColumns(binding.dedupKeys, schema) === undefined ? hashes : undefined;
-    const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
-    const rowMessages: number[] = [];
-    for (let w = 0; w < winners.messages.length; w++) {
-      if (winners.ops[w] === OP_DELETE) continue;
-      const i = winners.messages[w]!;
-      rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, floeIds);
-      rowMessages.push(i);
-    }
-    const written = await writeRows(tables, table, rowBatch.builder);
-    const files = written.map((w) => w.file);
-    const planned = index.snapshotId;
-    const upserted = table;
-    const delta = table.newRowDelta().addRows(...files);
-    delta.deleteRowsPlannedOn(async (_base, parent) => {
-      if ((parent?.snapshotId ?? null) !== planned) {
-        // Another writer committed since the index was opened: its rows are live rows too.
-        index = await store.bringTo(index, upserted, parent);
-        winners = withoutStale(dedupBatch(hashes!, tombstones, index, positions), stale);
-        deletes = planDeletes(index, hashes!, winners);
+    const ordering = winnerOrdering(binding, rows);
+    let index = await store.open(table);
+    for (let plan = 1; ; plan++) {
+      try {
+        const landed = await commitUpsert(
+          tables,
+          batch,
+          table,
+          store,
+          index,
+          { hashes: hashes!, tombstones, ordering },
+          claim,
+        );
+        snapshot = landed.snapshot;
+        Object.assign(report, landed.counts);
+        break;
+      } catch (error) {
+        // Another writer (a member of the job's cluster:) committed a newer row of a key this
+        // round had written a row for: plan the round again on the table as it is now.
+        if (!(error instanceof WinnersChanged) || plan >= MAX_UPSERT_PLANS) throw error;
+        report.replans = plan;
+        index = await store.bringTo(error.index, table, currentSnapshot(table.metadata));
       }
-      return deletes.files;
-    });
-    await faultPoint("after-data-files");
-    snapshot = await claimOffsets(delta, claim).commit();
-    await faultPoint("after-table-commit");
-    recordCommit(index, hashes!, winners, writtenRows(written, rowMessages), snapshot.snapshotId);
-    await store.save(index);
+    }
     tables.keyIndexStore = store;
-    report.dataFilesAdded = files.length;
-    report.recordsAdded = rowMessages.length;
-    report.deletionVectorsAdded = Number(snapshot.summary["added-dvs"] ?? 0);
-    report.positionsDeleted = deletes.positionsDeleted;
-    report.duplicatesRetired = deletes.duplicatesRetired;
     report.keyIndex = store.takeActivity();
   }
   // What this sync now claims: where it started, advanced by what it committed. Not the table's
@@ -275,6 +262,109 @@ async function commitRound(
   report.snapshotId = snapshot.snapshotId.toString();
   report.durationMs = performance.now() - started;
   return report;
+}
+
+/** Plans of one upsert round before it gives up: each further one follows a newer row of another writer. */
+const MAX_UPSERT_PLANS = 5;
+
+/**
+ * The stale messages of a round changed when a commit attempt met another writer's commit: the
+ * data files written hold rows that must not land. Retrying the commit cannot help; planning the
+ * round again on the new table can (commitRound does, with new data files).
+ */
+class WinnersChanged extends Error {
+  override name = "WinnersChanged";
+  readonly retryable = true;
+  /** The key index as brought to that commit's parent. */
+  readonly index: KeyIndex;
+  constructor(table: string, index: KeyIndex) {
+    super(`${table}: another writer committed newer rows of keys this round wrote; planning the round again`);
+    this.index = index;
+  }
+}
+
+/** A round's messages as an upsert sees them: key hashes, tombstones and how a key's messages are ordered. */
+interface UpsertMessages {
+  hashes: Uint32Array;
+  tombstones: Uint8Array;
+  ordering: WinnerOrdering | undefined;
+}
+
+/**
+ * Lands one upsert round on `opened`'s snapshot: the winners of the batch (by the ordering, less
+ * those older than the table's row of their key), their data files, and the deletion vectors of
+ * the rows they replace, planned again on the parent of every commit attempt. Throws
+ * WinnersChanged when a new parent makes other messages stale than those whose rows were written.
+ */
+async function commitUpsert(
+  tables: BindingTables,
+  batch: BindingBatch,
+  table: Table,
+  store: KeyIndexStore,
+  opened: KeyIndex,
+  messages: UpsertMessages,
+  claim: OffsetClaim,
+) {
+  const { RowBatch, staleChanges, withoutStale, sameStale } = await rowWriting();
+  const { binding, rows } = batch;
+  const { hashes, tombstones, ordering } = messages;
+  const schema = currentSchema(table.metadata);
+  let index = opened;
+  const positions = ordering?.positions;
+  // Which message of a key wins does not depend on the table; whether it updates or creates
+  // does, and so do the rows it retires and the winners older than the table's row: all are
+  // found again below on the parent of every commit attempt. The _op_type written into the data
+  // files is the first attempt's.
+  let winners = dedupBatch(hashes, tombstones, index, positions);
+  const stale =
+    ordering && (await staleChanges(table, schema, index, hashes, winners, ordering, currentSnapshot(table.metadata)));
+  winners = withoutStale(winners, stale);
+  let deletes = planDeletes(index, hashes, winners);
+  // `_floe_id` caches the key hash that the dedup columns give. Where every dedup key is a
+  // column, the key index is built and caught up from those columns (key-index-store.ts), so
+  // the cache is never read; a 128-bit hash does not compress and would be most of the file.
+  // It is written only where it is the one place that holds a row's key (a decoded key's field).
+  const floeIds = dedupKeyColumns(binding.dedupKeys, schema) === undefined ? hashes : undefined;
+  const rowBatch = new RowBatch(schema, winners.messages.length, rows.typed);
+  const rowMessages: number[] = [];
+  for (let w = 0; w < winners.messages.length; w++) {
+    if (winners.ops[w] === OP_DELETE) continue;
+    const i = winners.messages[w]!;
+    rowBatch.append(rows, i, OP_TYPE[winners.ops[w]!] as OpType, floeIds);
+    rowMessages.push(i);
+  }
+  const written = await writeRows(tables, table, rowBatch.builder);
+  const files = written.map((w) => w.file);
+  const planned = index.snapshotId;
+  const delta = table.newRowDelta().addRows(...files);
+  delta.deleteRowsPlannedOn(async (_base, parent) => {
+    if ((parent?.snapshotId ?? null) !== planned) {
+      // Another writer committed since the index was opened: its rows are live rows too, and
+      // the deletion vectors it added are merged into this commit's (row-delta.ts).
+      index = await store.bringTo(index, table, parent);
+      const all = dedupBatch(hashes, tombstones, index, positions);
+      const now = ordering && (await staleChanges(table, schema, index, hashes, all, ordering, parent));
+      if (!sameStale(stale, now)) throw new WinnersChanged(table.name, index);
+      winners = withoutStale(all, stale);
+      deletes = planDeletes(index, hashes, winners);
+    }
+    return deletes.files;
+  });
+  await faultPoint("after-data-files");
+  const snapshot = await claimOffsets(delta, claim).commit();
+  await faultPoint("after-table-commit");
+  recordCommit(index, hashes, winners, writtenRows(written, rowMessages), snapshot.snapshotId);
+  await store.save(index);
+  return {
+    snapshot,
+    counts: {
+      dataFilesAdded: files.length,
+      recordsAdded: rowMessages.length,
+      deletionVectorsAdded: Number(snapshot.summary["added-dvs"] ?? 0),
+      positionsDeleted: deletes.positionsDeleted,
+      duplicatesRetired: deletes.duplicatesRetired,
+    },
+  };
 }
 
 /** The write settings the job file states (target_file_size_bytes, compression); the others come from the table. */
@@ -305,7 +395,7 @@ async function rowWriting() {
     { ColumnBatchBuilder },
     { RowBatch },
     { KeyIndexStore },
-    { staleChanges, withoutStale },
+    { staleChanges, withoutStale, sameStale, winnerOrdering },
   ] = await Promise.all([
     import("../iceberg/data-writer.ts"),
     import("../iceberg/parquet/column-batch.ts"),
@@ -313,7 +403,16 @@ async function rowWriting() {
     import("./key-index-store.ts"),
     import("./change-order.ts"),
   ]);
-  return { writeDataFileRows, ColumnBatchBuilder, RowBatch, KeyIndexStore, staleChanges, withoutStale };
+  return {
+    writeDataFileRows,
+    ColumnBatchBuilder,
+    RowBatch,
+    KeyIndexStore,
+    staleChanges,
+    withoutStale,
+    sameStale,
+    winnerOrdering,
+  };
 }
 
 /** Row r of a file holds row rows[r] of the batch, the message at rowMessages[rows[r]]. */

@@ -55,6 +55,7 @@ export function logEvent(log: Logger, event: SyncEvent): void {
           positionsDeleted: r.positionsDeleted,
           dataFiles: r.dataFilesAdded,
           deletionVectors: r.deletionVectorsAdded,
+          ...(r.replans ? { replans: r.replans } : {}),
           ...(r.freshness ? { freshness: r.freshness } : {}),
         },
         r.snapshotId === null

@@ -23,13 +23,17 @@ export interface ModelMessage {
   key: string | null;
   /** null: a tombstone; a string: raw bytes that are not JSON (a bad message, for the dead-letter table). */
   value: Value | null | string;
+  /** The Kafka timestamp to produce it with (milliseconds); absent: the producer's clock. */
+  timestamp?: bigint;
 }
 
 /** The offsets messages will get, partition by partition, in a topic only the model writes to. */
 export class OffsetCounter {
   readonly #next = new Map<number, bigint>();
 
-  assign(messages: readonly { partition: number; key: string | null; value: Value | null | string }[]): ModelMessage[] {
+  assign(
+    messages: readonly { partition: number; key: string | null; value: Value | null | string; timestamp?: bigint }[],
+  ): ModelMessage[] {
     return messages.map((m) => {
       const offset = this.#next.get(m.partition) ?? 0n;
       this.#next.set(m.partition, offset + 1n);
@@ -72,6 +76,7 @@ export async function produceExactly(topic: string, messages: readonly ModelMess
           partition: m.partition,
           key: m.key === null ? null : Buffer.from(m.key),
           value: m.value === null ? null : Buffer.from(typeof m.value === "string" ? m.value : JSON.stringify(m.value)),
+          ...(m.timestamp === undefined ? {} : { timestamp: m.timestamp }),
         })),
       });
     }

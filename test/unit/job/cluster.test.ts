@@ -35,13 +35,28 @@ test("a heartbeat interval above a third of the session timeout names its path",
   );
 });
 
-test("an upsert binding with cluster: is refused, naming the stream's mode", () => {
+test("an upsert binding with cluster: is accepted; order_by orders a key's messages, for upsert only", () => {
   const text =
-    "name: j\nsource: {kafka: {bootstrap_servers: [k:1]}}\nstreams: {t: {mode: upsert, dedup_keys: [id]}, u: {mode: append}}\ncluster: {}";
+    "name: j\nsource: {kafka: {bootstrap_servers: [k:1]}}\nstreams: {t: {mode: upsert, dedup_keys: [id], order_by: _kafka_timestamp}, u: {mode: upsert, dedup_keys: [id]}}\ncluster: {}";
+  const parsed = parseJob(text, "job.yaml");
+  const t = parsed.bindings.get("t");
+  const u = parsed.bindings.get("u");
+  assert.equal(t?.mode === "upsert" ? t.orderBy : "not upsert", "_kafka_timestamp");
+  assert.equal(u?.mode === "upsert" ? u.orderBy : "not upsert", undefined);
   assert.throws(
-    () => parseJob(text, "job.yaml"),
+    () => parseJob(text.replace("mode: upsert, dedup_keys: [id], order_by", "mode: append, order_by"), "job.yaml"),
     (error: unknown) =>
-      error instanceof ConfigError && /streams\.t\.mode/.test(error.message) && /upsert/.test(error.message),
+      error instanceof ConfigError && /streams\.t\.order_by/.test(error.message) && /upsert/.test(error.message),
   );
-  assert.equal(parseJob(text.replace("cluster: {}", ""), "job.yaml").cluster, undefined);
+  assert.throws(
+    () => parseJob(text.replace("order_by: _kafka_timestamp", "order_by: updated_at"), "job.yaml"),
+    (error: unknown) => error instanceof ConfigError && /streams\.t\.order_by/.test(error.message),
+  );
+  assert.throws(
+    () => parseJob(text.replace("dedup_keys: [id], order_by", "format: debezium, order_by"), "job.yaml"),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /streams\.t\.order_by/.test(error.message) &&
+      /source position/.test(error.message),
+  );
 });
