@@ -1,6 +1,6 @@
-// The encoding worker's side of parquet-encoder.ts: each message is an Arrow IPC stream and a
-// codec; the answer is the Parquet bytes, their ArrayBuffer transferred back (no copy), or the
-// error's message.
+// The encoding worker's side of parquet-encoder.ts: "ready" once its modules are loaded; then
+// each message is an Arrow IPC stream and a codec, and the answer is the Parquet bytes, their
+// ArrayBuffer transferred back (no copy), or the error's message.
 import { parentPort } from "node:worker_threads";
 import type { ParquetCodec } from "../spec/table-properties.ts";
 import { encodeParquet } from "./parquet-encode.ts";
@@ -22,3 +22,4 @@ parentPort!.on("message", ({ id, ipc, codec }: EncodeRequest) => {
   }
   parentPort!.postMessage(response, "bytes" in response ? [response.bytes.buffer as ArrayBuffer] : []);
 });
+parentPort!.postMessage("ready");
