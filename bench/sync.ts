@@ -76,7 +76,7 @@ interface Figures {
   cpuSeconds: number;
   peakRssMb: number;
   /** Peaks of process.memoryUsage() over the sync, sampled every 50 ms: where the RSS goes. */
-  peakMb: { heapUsed: number; external: number; arrayBuffers: number };
+  peakMb: { heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
   /** The run's temp folder (warehouse, state), left for the parent to verify and remove. */
   dir: string;
   table: { namespace: string; name: string };
@@ -211,10 +211,11 @@ streams:
     const started = performance.now();
     const marks = { planned: started, read: started, committed: started };
     const cpuBefore = process.cpuUsage();
-    const peak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
+    const peak = { heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
     const sample = setInterval(() => {
       const m = process.memoryUsage();
       peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed / 2 ** 20);
+      peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal / 2 ** 20);
       peak.external = Math.max(peak.external, m.external / 2 ** 20);
       peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers / 2 ** 20);
     }, 50);

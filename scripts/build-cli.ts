@@ -29,9 +29,13 @@ const lazyKafkaValidators: Plugin = {
 
 await rm(join(root, "dist/cli"), { recursive: true, force: true });
 const result = await build({
-  entryPoints: [join(root, "src/cli/main.ts")],
+  // The Parquet encoding worker is a module of its own, which a worker thread loads by its path
+  // (src/iceberg/parquet/parquet-encoder.ts).
+  entryPoints: [
+    { in: join(root, "src/cli/main.ts"), out: "floe" },
+    { in: join(root, "src/iceberg/parquet/parquet-encode-worker.ts"), out: "parquet-encode-worker" },
+  ],
   outdir: join(root, "dist/cli"),
-  entryNames: "floe",
   // Chunks sit beside floe.mjs, so that a path relative to a module (the UI, package.json) means
   // the same in every one of them as in src/cli/ and src/api/.
   chunkNames: "[name]-[hash]",
@@ -56,6 +60,6 @@ const result = await build({
 const outputs = Object.entries(result.metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
 const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0);
 console.log(
-  `build-cli: dist/cli/floe.mjs and ${outputs.length - 1} chunks, ${(bytes / 1024 / 1024).toFixed(1)} MiB ` +
+  `build-cli: dist/cli/floe.mjs, parquet-encode-worker.mjs and ${outputs.length - 2} chunks, ${(bytes / 1024 / 1024).toFixed(1)} MiB ` +
     `from ${Object.keys(result.metafile.inputs).length} modules`,
 );

@@ -11,7 +11,7 @@
 import type * as arrow from "apache-arrow";
 import { IcebergError } from "./errors.ts";
 import { newDataFileLocation } from "./locations.ts";
-import { writeDataFiles as writeParquetFiles } from "./parquet/data-file-writer.ts";
+import { writeDataFilesInWorker } from "./parquet/data-file-writer.ts";
 import { partitionRows } from "./parquet/partition-rows.ts";
 import { takeRows } from "./parquet/take-rows.ts";
 import { type DataFile, FileContent } from "./spec/manifest.ts";
@@ -62,12 +62,12 @@ export async function writeDataFileRows(
     throw error;
   }
   const written: { bytes: Uint8Array; entry: Omit<DataFile, "filePath">; rows: Uint32Array }[] = [];
-  split.rows.forEach((indices, g) => {
+  for (const [g, indices] of split.rows.entries()) {
     // One tuple holding every row in order (an unpartitioned table, or a batch of one partition): no copy.
     const whole = indices.length === rows.numRows;
     const part = whole ? rows : takeRows(rows, indices);
     let start = 0;
-    for (const file of writeParquetFiles(part, schema, {
+    for (const file of await writeDataFilesInWorker(part, schema, {
       codec: settings.compression,
       targetFileSizeBytes: settings.targetFileSizeBytes,
       properties,
@@ -89,7 +89,7 @@ export async function writeDataFileRows(
       });
       start += count;
     }
-  });
+  }
   return Promise.all(
     written.map(async ({ bytes, entry, rows }): Promise<WrittenFile> => {
       const location = newDataFileLocation(metadata, "parquet");

@@ -15,7 +15,7 @@ import type { ClaimMember } from "./offset-claim.ts";
 import type { SyncPlan } from "./plan-sync.ts";
 import { RegistryDecoders } from "./registry-decoders.ts";
 import { committedPosition, offsetsOfTopic } from "./snapshot-offsets.ts";
-import { type BindingTables, writeBinding } from "./write-binding.ts";
+import { type BindingTables, beginWriteBinding } from "./write-binding.ts";
 
 export class CommitRounds {
   /** Topic -> partition -> the next offset after what was read: what the next round's commits absorb. */
@@ -29,6 +29,8 @@ export class CommitRounds {
   /** When the round's first message was read (ms since the epoch); undefined while it has none. */
   #firstReadAt: number | undefined;
   readonly #policy: CommitPolicy;
+  /** The second step of the round handed off last (handOff), while it may still be running. */
+  #writing: Promise<void> | undefined;
 
   constructor(
     job: Job,
@@ -109,16 +111,46 @@ export class CommitRounds {
     return this.#buffered;
   }
 
-  /** Commits every binding's batch with the offsets read so far, then starts new batches. */
+  /** Commits every binding's batch with the offsets read so far, then starts new batches; resolves once all is committed. */
   async commit(): Promise<void> {
+    await this.handOff();
+    await this.settled();
+  }
+
+  /**
+   * Starts committing every binding's batch with the offsets read so far and starts new batches,
+   * so that reading goes on while the round's files are encoded and committed (the second step
+   * of beginWriteBinding). It first waits for the round handed off before, and throws its error:
+   * a round's tables are committed in order, one round at a time, and the next round's batches
+   * start from the schema the previous round gave its tables.
+   */
+  async handOff(): Promise<void> {
+    await this.settled();
+    // The bindings' tables are committed one after the other, as a whole round would be: only
+    // the last one's files are left encoding and committing while reading goes on.
+    let last: (() => Promise<unknown>) | undefined;
     for (const { binding } of this.#plan.bindings) {
+      await last?.();
       const topic = binding.topic;
       const readOffsets: TopicPartitionOffsets = new Map([[topic, new Map(this.delivered.get(topic))]]);
-      await writeBinding(this.#tables.get(topic)!, this.#batches.get(topic)!, readOffsets);
+      last = await beginWriteBinding(this.#tables.get(topic)!, this.#batches.get(topic)!, readOffsets);
     }
     this.#batches = this.#newBatches();
     this.#buffered = { messages: 0, bytes: 0 };
     this.#firstReadAt = undefined;
+    const writing = (async () => {
+      await last?.();
+    })();
+    // Awaited by the next handOff or settled(); until then its failure must not count as unhandled.
+    writing.catch(() => {});
+    this.#writing = writing;
+  }
+
+  /** Resolves once the round handed off last is committed; rejects with its error. */
+  async settled(): Promise<void> {
+    const writing = this.#writing;
+    this.#writing = undefined;
+    await writing;
   }
 
   #newBatches(): Map<string, BindingBatch> {

@@ -65,7 +65,8 @@ export class BindingReads {
           messages: fromPartition,
           messagesRead: this.messages,
         });
-        if (rounds.due()) await rounds.commit();
+        // The round's files are encoded and committed while the next messages are read.
+        if (rounds.due()) await rounds.handOff();
         return undefined;
       },
       { maxThreads: this.#job.maxThreads, ...(this.#signal ? { signal: this.#signal } : {}) },

@@ -11,6 +11,7 @@
 
 import type { Catalog } from "../iceberg/catalog/catalog.ts";
 import type { Job } from "../job/job.ts";
+import type { ReadResult } from "../kafka/read.ts";
 import { acknowledge } from "./acknowledge.ts";
 import { checkedPlan } from "./checked-plan.ts";
 import { classifyError } from "./classify-error.ts";
@@ -73,18 +74,25 @@ async function sync(
   };
   const rounds = new CommitRounds(job, catalog, plan, options.stateDir, emit, member);
   const reads = new BindingReads(job, source, rounds, options, emit);
-  const planned = await reads.read(plan.offsets.partitions);
-  const result = options.continuous
-    ? await readContinuously(
-        job,
-        source,
-        plan,
-        rounds,
-        reads,
-        { ...options.continuous, signal: options.signal, membership: options.membership },
-        planned,
-      )
-    : planned;
+  let result: ReadResult;
+  try {
+    const planned = await reads.read(plan.offsets.partitions);
+    result = options.continuous
+      ? await readContinuously(
+          job,
+          source,
+          plan,
+          rounds,
+          reads,
+          { ...options.continuous, signal: options.signal, membership: options.membership },
+          planned,
+        )
+      : planned;
+  } catch (error) {
+    // A round handed off before the failure finishes (or fails) before the sync reports it failed.
+    await rounds.settled().catch(() => {});
+    throw error;
+  }
   // A read refused for want of an ACL ends the sync with nothing more committed and the group's
   // offsets where they were: unlike a broker lost mid-read, a rerun meets the same refusal, so
   // committing what was read would land some topics and partitions and leave the rest unread.

@@ -119,18 +119,38 @@ export async function writeBinding(
   batch: BindingBatch,
   readOffsets: TopicPartitionOffsets,
 ): Promise<TableReport> {
-  const report = await commitRound(tables, batch, readOffsets);
-  const freshness = batch.produceTimes.freshness(Date.now());
-  if (freshness) report.freshness = freshness;
-  if (report.messagesRead > 0 || report.snapshotId !== null) tables.emit({ type: "table-committed", report });
-  return report;
+  return (await beginWriteBinding(tables, batch, readOffsets))();
+}
+
+/**
+ * writeBinding in two steps, so that a sync reads on while a round's files are encoded and
+ * committed. This first step settles the round's schema (creating or evolving the table, which
+ * the next round's batch starts from), commits its dead letters and shapes an append round's
+ * rows into columns, after which the batch's records are no longer needed. It resolves to the
+ * second step: encode, upload, commit the table, report. No other round of the binding's tables
+ * may begin before that second step has settled.
+ */
+export async function beginWriteBinding(
+  tables: BindingTables,
+  batch: BindingBatch,
+  readOffsets: TopicPartitionOffsets,
+): Promise<() => Promise<TableReport>> {
+  const finish = await commitRound(tables, batch, readOffsets);
+  const produceTimes = batch.produceTimes;
+  return async () => {
+    const report = await finish();
+    const freshness = produceTimes.freshness(Date.now());
+    if (freshness) report.freshness = freshness;
+    if (report.messagesRead > 0 || report.snapshotId !== null) tables.emit({ type: "table-committed", report });
+    return report;
+  };
 }
 
 async function commitRound(
   tables: BindingTables,
   batch: BindingBatch,
   readOffsets: TopicPartitionOffsets,
-): Promise<TableReport> {
+): Promise<() => Promise<TableReport>> {
   const started = performance.now();
   const { job } = tables;
   const { binding, counters } = batch;
@@ -164,7 +184,7 @@ async function commitRound(
   if (!table && batch.rows.count === 0) {
     // Nothing to land and nowhere to record offsets: the consumer group carries them.
     report.durationMs = performance.now() - started;
-    return report;
+    return async () => report;
   }
   const changes = batch.inference.changes();
   if (!table) {
@@ -192,7 +212,7 @@ async function commitRound(
     // Nothing read (or nothing new past what the table holds): a commit would only add an empty
     // snapshot to the table at every scheduled sync.
     report.durationMs = performance.now() - started;
-    return report;
+    return async () => report;
   }
   if (!report.created) await recordWriteSettings(tables, table);
   const { RowBatch, KeyIndexStore, winnerOrdering } = await rowWriting();
@@ -208,17 +228,35 @@ async function commitRound(
     topicIds: tables.topicIds,
     member: tables.member,
   };
-  let snapshot: Snapshot;
+  // What this sync now claims: where it started, advanced by what it committed. Not the table's
+  // position, which can hold another writer's offsets of partitions this sync is still reading
+  // from where it started: the next batch's claim would then take that writer's messages again.
+  const committedReport = (snapshot: Snapshot): TableReport => {
+    tables.tablePosition = advancePosition(committed, readOffsets, tables.topicIds);
+    report.snapshotId = snapshot.snapshotId.toString();
+    report.durationMs = performance.now() - started;
+    return report;
+  };
   if (binding.mode === "append") {
     const rowBatch = new RowBatch(schema, rows.count, rows.typed);
     for (let i = 0; i < rows.count; i++) rowBatch.append(rows, i, rows.records[i] === null ? "d" : "c", hashes);
-    const files = (await writeRows(tables, table, rowBatch.builder)).map((w) => w.file);
-    await faultPoint("after-data-files");
-    snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
-    await faultPoint("after-table-commit");
-    report.dataFilesAdded = files.length;
-    report.recordsAdded = rows.count;
-  } else {
+    // The rows are columns now: the records (one object per message) go before the round is
+    // encoded, so that they and the next round's do not share the heap.
+    const recordCount = rows.count;
+    rows.records.length = 0;
+    rows.keys.length = 0;
+    return async () => {
+      const files = (await writeRows(tables, table, rowBatch.builder)).map((w) => w.file);
+      await faultPoint("after-data-files");
+      const snapshot = await claimOffsets(table.newFastAppend().appendFile(...files), claim).commit();
+      await faultPoint("after-table-commit");
+      report.dataFilesAdded = files.length;
+      report.recordsAdded = recordCount;
+      return committedReport(snapshot);
+    };
+  }
+  let snapshot: Snapshot;
+  {
     // Kept between this sync's commits only when a commit and its save both succeed.
     const kept = tables.keyIndexStore;
     tables.keyIndexStore = undefined;
@@ -255,13 +293,8 @@ async function commitRound(
     tables.keyIndexStore = store;
     report.keyIndex = store.takeActivity();
   }
-  // What this sync now claims: where it started, advanced by what it committed. Not the table's
-  // position, which can hold another writer's offsets of partitions this sync is still reading
-  // from where it started: the next batch's claim would then take that writer's messages again.
-  tables.tablePosition = advancePosition(committed, readOffsets, tables.topicIds);
-  report.snapshotId = snapshot.snapshotId.toString();
-  report.durationMs = performance.now() - started;
-  return report;
+  const upsertReport = committedReport(snapshot);
+  return async () => upsertReport;
 }
 
 /** Plans of one upsert round before it gives up: each further one follows a newer row of another writer. */

@@ -1,6 +1,8 @@
 // Arrow table -> Parquet data files (spec "Parquet" appendix; data_file metrics), with
-// parquet-wasm: the Arrow fields' `PARQUET:field_id` metadata becomes every schema node's
-// field_id, and the writer keeps chunk and page statistics and the page index for readers.
+// parquet-wasm (parquet-encode.ts): the Arrow fields' `PARQUET:field_id` metadata becomes every
+// schema node's field_id, and the writer keeps chunk and page statistics and the page index for
+// readers. writeDataFiles encodes on the calling thread, writeDataFilesInWorker in the encoding
+// worker (parquet-encoder.ts); both cut the rows into the same files.
 //
 // Splitting by target size: parquet-wasm compresses a whole file at once, so a file's rows are
 // chosen before it is written, from an estimate of Parquet bytes per row. A table whose Arrow
@@ -16,7 +18,6 @@
 // footer, read back with hyparquet.
 import * as arrow from "apache-arrow";
 import { type FileMetaData, parquetMetadata } from "hyparquet";
-import * as parquet from "parquet-wasm";
 import type { ColumnStats } from "../spec/manifest.ts";
 import type { Schema } from "../spec/schema.ts";
 import {
@@ -25,8 +26,9 @@ import {
   WRITE_TARGET_FILE_SIZE_BYTES,
 } from "../spec/table-properties.ts";
 import { columnStats } from "./column-stats.ts";
-import { parquetCompression } from "./compression-codec.ts";
 import { type MetricsMode, metricsModes } from "./metrics-config.ts";
+import { encodeParquet } from "./parquet-encode.ts";
+import { encodeParquetInWorker } from "./parquet-encoder.ts";
 import { columnKey, leafFieldIds } from "./parquet-field-ids.ts";
 
 export type { ParquetCodec };
@@ -49,40 +51,70 @@ export interface WrittenDataFile {
 }
 
 const PROBE_BYTES = 4 * 1024 * 1024;
-/**
- * parquet-rs keeps dictionary-encoding a column chunk until its dictionary reaches this size,
- * where parquet-mr gives up on a dictionary that does not pay off after the first page. At the
- * 1 MiB default, unique ids and timestamps carried a dictionary page of unique values per chunk;
- * at 64 KiB they switch to plain early while low-cardinality columns (a few thousand values)
- * keep their dictionary. Measured on 1M rows of a mixed event table: 12% smaller, 10% faster.
- */
-const DICTIONARY_PAGE_BYTES = 64 * 1024;
 const OVERSHOOT = 1.5;
 
-/** Writes the table's rows as one or more Parquet data files; none for an empty table. */
+/** Writes the table's rows as one or more Parquet data files on this thread; none for an empty table. */
 export function writeDataFiles(
   table: arrow.Table,
   schema: Schema,
   options: DataFileWriterOptions = {},
 ): WrittenDataFile[] {
-  const codec = parquetCompression[options.codec ?? WRITE_PARQUET_COMPRESSION_CODEC.default];
+  const steps = fileSteps(table, schema, options);
+  for (let step = steps.next(); ; ) {
+    if (step.done) return step.value;
+    step = steps.next(encodeParquet(arrow.tableToIPC(step.value.rows, "stream"), step.value.codec));
+  }
+}
+
+/**
+ * writeDataFiles with the Parquet encoding in the encoding worker (parquet-encoder.ts): the same
+ * files, while this thread does other work (decodes the next messages).
+ */
+export async function writeDataFilesInWorker(
+  table: arrow.Table,
+  schema: Schema,
+  options: DataFileWriterOptions = {},
+): Promise<WrittenDataFile[]> {
+  const steps = fileSteps(table, schema, options);
+  for (let step = steps.next(); ; ) {
+    if (step.done) return step.value;
+    step = steps.next(await encodeParquetInWorker(arrow.tableToIPC(step.value.rows, "stream"), step.value.codec));
+  }
+}
+
+/** Rows to encode as one Parquet file; the generator is sent the file's bytes. */
+interface EncodeStep {
+  rows: arrow.Table;
+  codec: ParquetCodec;
+}
+
+/** How the rows are cut into files (see the header), as encoding requests whichever thread encodes them. */
+function* fileSteps(
+  table: arrow.Table,
+  schema: Schema,
+  options: DataFileWriterOptions,
+): Generator<EncodeStep, WrittenDataFile[], Uint8Array> {
+  const codec = options.codec ?? WRITE_PARQUET_COMPRESSION_CODEC.default;
   const target = options.targetFileSizeBytes ?? WRITE_TARGET_FILE_SIZE_BYTES.default;
   const modes = metricsModes(schema, options.properties);
   const rows = table.numRows;
   if (rows === 0) return [];
 
   const arrowBytes = tableBytes(table);
-  if (arrowBytes <= target) return [finish(table, schema, modes, 0, rows, writeParquet(table, codec))];
+  if (arrowBytes <= target) {
+    const bytes = yield { rows: table, codec };
+    return [finish(table, schema, modes, 0, rows, bytes)];
+  }
 
   const probeRows = Math.max(1, Math.min(rows, Math.floor((PROBE_BYTES * rows) / arrowBytes)));
-  let bytesPerRow = writeParquet(table.slice(0, probeRows), codec).length / probeRows;
+  let bytesPerRow = (yield { rows: table.slice(0, probeRows), codec }).length / probeRows;
   const files: WrittenDataFile[] = [];
   let writtenBytes = 0;
   let start = 0;
   while (start < rows) {
     const remaining = rows - start;
     const count = Math.ceil(remaining / Math.max(1, Math.ceil((remaining * bytesPerRow) / target)));
-    const ranges = writeRange(table, codec, target, start, start + count);
+    const ranges = yield* writeRange(table, codec, target, start, start + count);
     for (const { from, to, bytes } of ranges) {
       files.push(finish(table, schema, modes, from, to, bytes));
       writtenBytes += bytes.length;
@@ -100,32 +132,22 @@ interface WrittenRange {
 }
 
 /** Writes rows [from, to) as one file, or as several if that one overshoots the target. */
-function writeRange(
+function* writeRange(
   table: arrow.Table,
-  codec: parquet.Compression,
+  codec: ParquetCodec,
   target: number,
   from: number,
   to: number,
-): WrittenRange[] {
-  const bytes = writeParquet(table.slice(from, to), codec);
+): Generator<EncodeStep, WrittenRange[], Uint8Array> {
+  const bytes = yield { rows: table.slice(from, to), codec };
   if (bytes.length <= target * OVERSHOOT || to - from === 1) return [{ from, to, bytes }];
   const parts = Math.min(to - from, Math.ceil(bytes.length / target));
   const size = Math.ceil((to - from) / parts);
   const ranges: WrittenRange[] = [];
   for (let start = from; start < to; start += size) {
-    ranges.push(...writeRange(table, codec, target, start, Math.min(to, start + size)));
+    ranges.push(...(yield* writeRange(table, codec, target, start, Math.min(to, start + size))));
   }
   return ranges;
-}
-
-function writeParquet(table: arrow.Table, codec: parquet.Compression): Uint8Array {
-  // both arguments are moved into wasm and freed there
-  const properties = new parquet.WriterPropertiesBuilder()
-    .setCompression(codec)
-    .setStatisticsEnabled(parquet.EnabledStatistics.Page)
-    .setDictionaryPageSizeLimit(DICTIONARY_PAGE_BYTES)
-    .build();
-  return parquet.writeParquet(parquet.Table.fromIPCStream(arrow.tableToIPC(table, "stream")), properties);
 }
 
 function finish(

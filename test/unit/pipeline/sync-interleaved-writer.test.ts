@@ -40,10 +40,12 @@ test("a sync whose partition another writer committed meanwhile stops at its cla
   ]);
   let otherCommitted = false;
   // The sync reads partition 0 then partition 1, 50 messages a batch, and commits every 100:
-  // once it has committed offsets 0-99 of partition 0, the other writer lands partition 1.
+  // once it has committed offsets 0-99 of partition 0, the other writer lands partition 1. The
+  // sync reads on while a round commits, so the hook waits for that commit to be in the table.
   f.source.beforeBatch = async (_topic, partition, offset) => {
     if (otherCommitted || partition !== 0 || offset !== 100n) return;
     otherCommitted = true;
+    await firstRoundCommitted();
     const report = await runSync(f.job, { source: other, catalog: f.catalog }, { stateDir: join(f.dir, "other") });
     assert.equal(report.messagesRead, 100, "the other writer reads partition 1 only");
   };
@@ -72,3 +74,17 @@ test("a sync whose partition another writer committed meanwhile stops at its cla
     [0, 1].flatMap((p) => Array.from({ length: 200 }, (_, i) => [p, i])),
   );
 });
+
+/** Resolves once the table's last snapshot records offsets 0-99 of partition 0 (the sync's first round). */
+async function firstRoundCommitted(): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const last = await tableSnapshots(f.catalog, "unit_topics", "events").then(
+      (snapshots) => snapshots.at(-1),
+      () => undefined,
+    );
+    const offsets = last && JSON.parse(last.summary[OFFSETS_SUMMARY_KEY] ?? "{}").events;
+    if (offsets?.["0"] === "100") return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("the sync's first round was never committed");
+}
