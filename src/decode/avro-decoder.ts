@@ -52,6 +52,7 @@ import type { JsonValue } from "./json-message.ts";
 import { timestampMicros } from "./timestamp.ts";
 import {
   type ChangeDecoder,
+  changeDecoders,
   exactInteger,
   NO_TEXT_COLUMNS,
   type SchemaColumn,
@@ -111,24 +112,11 @@ export function avroDecoder(schemaText: string, references: readonly string[] = 
   }
   const namespace = namespaceOf(resolved, undefined);
   const { columns, converters } = recordColumns(resolved, namespace, names);
-  const changeDecoders = new Map<CdcEnvelope, Map<TextColumns, ChangeDecoder>>();
   const textColumns = new WeakMap<TextColumns, readonly SchemaColumn[]>();
   return {
     columns,
     columnsOf: () => columns,
-    changes(envelope, text = NO_TEXT_COLUMNS) {
-      let byText = changeDecoders.get(envelope);
-      if (byText === undefined) {
-        byText = new Map();
-        changeDecoders.set(envelope, byText);
-      }
-      let decoder = byText.get(text);
-      if (decoder === undefined) {
-        decoder = changeDecoder(type, resolved, namespace, names, envelope, text);
-        byText.set(text, decoder);
-      }
-      return decoder;
-    },
+    changes: changeDecoders((envelope, text) => changeDecoder(type, resolved, namespace, names, envelope, text)),
     decode(payload, _messageIndexes, text = NO_TEXT_COLUMNS) {
       let value: Record<string, unknown>;
       try {

@@ -51,6 +51,7 @@ import { jsonText } from "./column-value.ts";
 import { unscaledOf, unscaledText } from "./connect-logical-types.ts";
 import {
   type ChangeDecoder,
+  changeDecoders,
   exactInteger,
   NO_TEXT_COLUMNS,
   type SchemaColumn,
@@ -175,7 +176,6 @@ export function protobufDecoder(
     }
     return found;
   };
-  const changeDecoders = new Map<CdcEnvelope, Map<TextColumns, ChangeDecoder>>();
   if (topLevel[0] === undefined || typeAt([0]) === undefined) {
     throw new UnsupportedSchemaError("the Protobuf schema declares no message");
   }
@@ -219,19 +219,7 @@ export function protobufDecoder(
       }
       return { record, columns: textColumnsOf(target.columns, text, target.textColumns) };
     },
-    changes(envelope, text = NO_TEXT_COLUMNS) {
-      let byText = changeDecoders.get(envelope);
-      if (byText === undefined) {
-        byText = new Map();
-        changeDecoders.set(envelope, byText);
-      }
-      let decoder = byText.get(text);
-      if (decoder === undefined) {
-        decoder = changeDecoder(typeAt([0])!.type, envelope, text);
-        byText.set(text, decoder);
-      }
-      return decoder;
-    },
+    changes: changeDecoders((envelope, text) => changeDecoder(typeAt([0])!.type, envelope, text)),
   };
 }
 

@@ -83,6 +83,29 @@ export interface ChangeDecoder {
     | { readonly problem: string /** The datum decodes, but is no change event. */; readonly envelope: boolean };
 }
 
+/**
+ * A schema's `changes`: one change decoder per envelope and set of text columns, made by `make`
+ * the first time it is asked for (a decoder resolves the envelope's after record once).
+ */
+export function changeDecoders(
+  make: (envelope: CdcEnvelope, text: TextColumns) => ChangeDecoder,
+): (envelope: CdcEnvelope, text?: TextColumns) => ChangeDecoder {
+  const made = new Map<CdcEnvelope, Map<TextColumns, ChangeDecoder>>();
+  return (envelope, text = NO_TEXT_COLUMNS) => {
+    let byText = made.get(envelope);
+    if (byText === undefined) {
+      byText = new Map();
+      made.set(envelope, byText);
+    }
+    let decoder = byText.get(text);
+    if (decoder === undefined) {
+      decoder = make(envelope, text);
+      byText.set(text, decoder);
+    }
+    return decoder;
+  };
+}
+
 /** The columns with those named in `text` as string columns (their JSON text), cached per set. */
 export function textColumnsOf(
   columns: readonly SchemaColumn[],
