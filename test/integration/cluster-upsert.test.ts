@@ -22,8 +22,7 @@
 // FLOE_CLUSTER_UPSERT_MESSAGES sets the message count (default 240,000 over 40,000 keys: about
 // 2 min on a 2-core machine shared with other tests; the issue's 2,000,000 passes in about 4 min).
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connectRestCatalog } from "#src/iceberg/catalog/rest-catalog.ts";
@@ -36,11 +35,11 @@ import { OFFSETS_SUMMARY_KEY, offsetsFromSummary } from "#src/pipeline/snapshot-
 import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { alive, type Member, Members } from "../helpers/cluster-members.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
 import { until } from "../helpers/service-process.ts";
 import { OffsetCounter, produceExactly, Random, syncWorkspace } from "../helpers/sync-model.ts";
 
-const repo = join(import.meta.dirname, "..", "..");
 const MESSAGES = Number(process.env.FLOE_CLUSTER_UPSERT_MESSAGES ?? 240_000);
 /** About six messages a key, spread over the partitions. */
 const KEYS = Math.max(100, Math.floor(MESSAGES / 6));
@@ -48,8 +47,7 @@ const PARTITIONS = 12;
 const SESSION_TIMEOUT_MS = 8000;
 const ws = syncWorkspace("cluster_upsert");
 const topic = `${ws.name}_u`;
-const children: ChildProcess[] = [];
-const members: Member[] = [];
+const members = new Members(ws.dir);
 const catalog = await connectRestCatalog({ uri: restCatalog.uri });
 const counter = new OffsetCounter();
 const random = new Random(20);
@@ -70,9 +68,7 @@ before(async () => {
   await createTopic(topic, PARTITIONS);
 });
 after(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  for (const m of members) writeFileSync(join(ws.dir, `member-${m.name}.log`), m.output());
-  console.log(`members' logs: ${ws.dir}/member-*.log`);
+  members.close();
   await readers?.close();
   await deleteTopic(topic).catch(() => {});
 });
@@ -153,51 +149,8 @@ async function assertReaders(namespace: string): Promise<void> {
   });
 }
 
-interface Member {
-  name: string;
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-  assigned: () => number[] | undefined;
-}
-
-function floeRun(file: string, name: string, env: Record<string, string> = {}): Member {
-  const stateRoot = join(ws.dir, `state-${name}`);
-  mkdirSync(stateRoot, { recursive: true });
-  const child = spawn(
-    process.execPath,
-    ["src/cli/main.ts", "run", "--config", file, "--state-dir", stateRoot, "--log-format", "json"],
-    { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
-  );
-  children.push(child);
-  let output = "";
-  child.stdout.on("data", (d) => {
-    output += d;
-  });
-  child.stderr.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })),
-  );
-  const assigned = () => {
-    let last: number[] | undefined;
-    for (const line of output.split("\n")) {
-      if (!line.includes('"cluster: member of')) continue;
-      const { partitions } = JSON.parse(line) as { partitions: string };
-      const match = new RegExp(`${topic}\\[([\\d,]*)\\]`).exec(partitions);
-      last = match ? match[1]!.split(",").map(Number) : [];
-    }
-    return last;
-  };
-  const member = { name, child, exited, output: () => output, assigned };
-  members.push(member);
-  return member;
-}
-
 const within = (what: string, condition: () => boolean | Promise<boolean>, ms = 900_000) =>
   until(what, condition, ms, 500);
-const alive = (m: Member) => m.child.exitCode === null && m.child.signalCode === null;
 
 function jobFile(job: string): string {
   return writeJobFile(join(ws.dir, `${job}.yaml`), {
@@ -221,9 +174,9 @@ test("upsert: three replicas share 12 partitions, keys in every partition; a SIG
 
   // 1. Three members; a SIGKILLs itself between writing its second round's data files and committing them.
   const first = [
-    floeRun(file, "a", { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "crash" }),
-    floeRun(file, "b"),
-    floeRun(file, "c"),
+    members.run(file, topic, "a", { FLOE_FAULT_AT: "after-data-files:2", FLOE_FAULT: "crash" }),
+    members.run(file, topic, "b"),
+    members.run(file, topic, "c"),
   ];
   await within("three members with four partitions each", () =>
     first.every((m) => m.assigned()?.length === PARTITIONS / 3),
@@ -243,7 +196,7 @@ test("upsert: three replicas share 12 partitions, keys in every partition; a SIG
 
   // 3. The zombie.
   const pauseFile = join(ws.dir, "zombie-paused");
-  const zombie = floeRun(file, "z", {
+  const zombie = members.run(file, topic, "z", {
     FLOE_FAULT_AT: "after-data-files:1",
     FLOE_FAULT: "pause",
     FLOE_FAULT_FILE: pauseFile,
@@ -265,7 +218,7 @@ test("upsert: three replicas share 12 partitions, keys in every partition; a SIG
   );
 
   // 4. A fourth member joins mid-run.
-  const fourth = floeRun(file, "d");
+  const fourth = members.run(file, topic, "d");
   const lastProducing = produce(MESSAGES - 3 * quarter);
   await within("four members with three partitions each", () =>
     [b, c, zombie, fourth].every((m) => m.assigned()?.length === PARTITIONS / 4),
@@ -324,7 +277,7 @@ test("upsert: three replicas share 12 partitions, keys in every partition; a SIG
 test("upsert: one replica of another job lands the same topic into the same rows", async () => {
   const job = `${ws.name}_m1`;
   const namespace = `${job}_topics`;
-  const only = floeRun(jobFile(job), "only");
+  const only = members.run(jobFile(job), topic, "only");
   await within("the one member owns every partition", () => only.assigned()?.length === PARTITIONS);
   await within("every message lands", async () => (await absorbed(namespace)) === counter.total);
   only.child.kill("SIGTERM");
