@@ -7,6 +7,7 @@ import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { createTopics, producePhase } from "../demo/seed-walkthrough.ts";
+import { bootstrapServers } from "../dev/kafka.ts";
 import { startReaders } from "../dev/readers.ts";
 import { kafka } from "../dev/services/kafka.ts";
 import { localDir, logDir, root } from "../dev/services/lib.ts";
@@ -19,11 +20,12 @@ const demoDir = join(root, "demo");
 const jobFile = join(demoDir, "job.yaml");
 const step = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
 
-step("starting Kafka (127.0.0.1:9092) and installing DuckDB for the read-back");
+step(`starting Kafka (${bootstrapServers}) and installing DuckDB for the read-back`);
 await kafka.start();
 await readerService.install();
 rmSync(join(demoDir, "warehouse"), { recursive: true, force: true });
 rmSync(join(demoDir, ".floe"), { recursive: true, force: true });
+const syncedJobFile = jobFileForBroker();
 await createTopics();
 
 step("phase 1: producing customers.phase1.tsv and orders.phase1.tsv");
@@ -70,7 +72,7 @@ console.log("\nKafka keeps running for another try; `npm run services -- stop` s
 async function serveUi(): Promise<void> {
   step("floe serve: the demo's job in the web UI");
   const stateDir = join(demoDir, ".floe");
-  const job = parseYaml(readFileSync(jobFile, "utf8")) as { destination: { iceberg: Record<string, unknown> } };
+  const job = parseYaml(readFileSync(syncedJobFile, "utf8")) as { destination: { iceberg: Record<string, unknown> } };
   job.destination.iceberg["catalog"] = { type: "sql", warehouse: join(demoDir, "warehouse") };
   const store = new ConfigStore(stateDir, SecretBox.open(stateDir));
   store.importJob(stringifyYaml(job), "demo");
@@ -122,9 +124,25 @@ function plain(value: unknown): unknown {
   return typeof value === "bigint" ? Number(value) : value;
 }
 
+/**
+ * demo/job.yaml names the broker at 127.0.0.1:9092. With KAFKA_PORT set (another broker holds
+ * 9092), the demo syncs a copy of it beside it, demo/job.local.yaml (ignored by git), that names
+ * the broker the demo started: the same folder, so the same warehouse and state root.
+ */
+function jobFileForBroker(): string {
+  const job = parseYaml(readFileSync(jobFile, "utf8")) as { source: { kafka: { bootstrap_servers: string[] } } };
+  if (job.source.kafka.bootstrap_servers.join(",") === bootstrapServers) return jobFile;
+  job.source.kafka.bootstrap_servers = [bootstrapServers];
+  const copy = join(demoDir, "job.local.yaml");
+  writeFileSync(copy, stringifyYaml(job));
+  return copy;
+}
+
 function sync(): void {
-  step("floe sync --config demo/job.yaml");
-  const result = spawnSync(process.execPath, [join(root, "bin", "floe.js"), "sync", "--config", jobFile], {
+  step(
+    `floe sync --config ${syncedJobFile === jobFile ? "demo/job.yaml" : "demo/job.local.yaml (demo/job.yaml with this broker)"}`,
+  );
+  const result = spawnSync(process.execPath, [join(root, "bin", "floe.js"), "sync", "--config", syncedJobFile], {
     stdio: "inherit",
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
