@@ -1,11 +1,16 @@
 // What the tests of a job's replicas share: `floe run` members of one job file, each with its own
-// state root, whose logs say which partitions the group assigned them; and an append landing of one
-// topic into the REST fixture with the model of what its table must hold (every message once).
+// state root, whose logs say which partitions the group assigned them, stopped together; what their
+// commits must show (one member per partition and generation); and an append landing of one topic
+// into the REST fixture with the model of what its table must hold (every message once).
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "#src/iceberg/catalog/catalog.ts";
+import type { Snapshot } from "#src/iceberg/spec/snapshot.ts";
 import { Table } from "#src/iceberg/table.ts";
+import { GENERATION_SUMMARY_KEY, MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
+import { OFFSETS_SUMMARY_KEY, offsetsFromSummary } from "#src/pipeline/snapshot-offsets.ts";
 import { type Readers, restTable } from "../../dev/readers.ts";
 import { OffsetCounter, produceExactly } from "./sync-model.ts";
 
@@ -137,4 +142,48 @@ export class Landing {
       orderBy: ["_kafka_partition", "_kafka_offset"],
     });
   }
+}
+
+/** SIGTERMs the members, each still running, and waits for each to commit, leave and exit 0. */
+export async function stopMembers(running: readonly Member[]): Promise<void> {
+  for (const m of running) {
+    assert.ok(alive(m), `${m.name} still runs: ${m.output().slice(-2000)}`);
+    m.child.kill("SIGTERM");
+  }
+  for (const m of running) assert.equal((await m.exited).code, 0, `${m.name}: ${m.output().slice(-3000)}`);
+}
+
+/**
+ * What the members' commits (snapshots oldest first, each naming its member and generation) did
+ * to `topic`: every partition was advanced by one member per generation, no partition's offset
+ * went back, and each ends at `end(partition)`. Returns the generations that committed.
+ */
+export function assertOneMemberPerPartition(
+  commits: readonly Snapshot[],
+  topic: string,
+  partitions: number,
+  end: (partition: number) => bigint,
+): Set<string> {
+  const writers = new Map<string, Set<string>>();
+  const last = new Map<number, bigint>();
+  const generations = new Set<string>();
+  for (const s of commits) {
+    const member = s.summary[MEMBER_SUMMARY_KEY];
+    const generation = s.summary[GENERATION_SUMMARY_KEY];
+    assert.ok(member && generation, `snapshot ${s.snapshotId} names its member and generation`);
+    generations.add(generation);
+    const offsets = offsetsFromSummary(s.summary[OFFSETS_SUMMARY_KEY]!, "test").get(topic)!;
+    for (const [partition, offset] of offsets) {
+      const before = last.get(partition) ?? 0n;
+      assert.ok(offset >= before, `partition ${partition} went back from ${before} to ${offset}`);
+      if (offset > before) {
+        const key = `${generation}/${partition}`;
+        writers.set(key, (writers.get(key) ?? new Set()).add(member));
+      }
+      last.set(partition, offset);
+    }
+  }
+  for (const [key, set] of writers) assert.equal(set.size, 1, `generation/partition ${key} written by ${[...set]}`);
+  for (let p = 0; p < partitions; p++) assert.equal(last.get(p), end(p), `partition ${p} ends at its log end`);
+  return generations;
 }

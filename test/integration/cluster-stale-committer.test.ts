@@ -28,7 +28,7 @@ import { OFFSETS_SUMMARY_KEY, offsetsFromSummary } from "#src/pipeline/snapshot-
 import { connectCluster, createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { alive, Landing, Members } from "../helpers/cluster-members.ts";
+import { alive, Landing, Members, stopMembers } from "../helpers/cluster-members.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
 import { until } from "../helpers/service-process.ts";
 import { syncWorkspace } from "../helpers/sync-model.ts";
@@ -141,8 +141,7 @@ test("a member whose generation ended cannot rewind the group's offsets, and a r
 
   // Every member stops; the group's offsets are rewound to 0: below the log start of partitions 0
   // and 1, which deleteRecords moved past everything landed, and within the log of 2 and 3.
-  for (const m of [a, z]) m.child.kill("SIGTERM");
-  for (const m of [a, z]) assert.equal((await m.exited).code, 0, `${m.name}: ${m.output().slice(-3000)}`);
+  await stopMembers([a, z]);
   await cluster.admin.deleteRecords({
     topics: [
       {
@@ -165,8 +164,7 @@ test("a member whose generation ended cannot rewind the group's offsets, and a r
     },
     120_000,
   );
-  for (const m of [b, c]) m.child.kill("SIGTERM");
-  for (const m of [b, c]) assert.equal((await m.exited).code, 0, `${m.name}: ${m.output().slice(-3000)}`);
+  await stopMembers([b, c]);
   assert.equal(await landing.landed(), 3 * BATCH, "exactly the third batch was added");
   await assertAtLogEnd("after the rewind");
 });

@@ -30,12 +30,12 @@ import { readManifestEntries, readManifestList } from "#src/iceberg/scan/read-ma
 import { EntryStatus, FileContent } from "#src/iceberg/spec/manifest.ts";
 import { currentSnapshot } from "#src/iceberg/spec/table-metadata.ts";
 import { Table } from "#src/iceberg/table.ts";
-import { GENERATION_SUMMARY_KEY, MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
+import { MEMBER_SUMMARY_KEY } from "#src/pipeline/offset-claim.ts";
 import { OFFSETS_SUMMARY_KEY, offsetsFromSummary } from "#src/pipeline/snapshot-offsets.ts";
 import { createTopic, deleteTopic } from "../../dev/kafka.ts";
 import { type Readers, restTable, startReaders } from "../../dev/readers.ts";
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
-import { alive, type Member, Members } from "../helpers/cluster-members.ts";
+import { assertOneMemberPerPartition, type Member, Members, stopMembers } from "../helpers/cluster-members.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
 import { until } from "../helpers/service-process.ts";
 import { OffsetCounter, produceExactly, Random, syncWorkspace } from "../helpers/sync-model.ts";
@@ -226,34 +226,17 @@ test("upsert: three replicas share 12 partitions, keys in every partition; a SIG
   await lastProducing;
   await within("every message lands", async () => (await landed()) === counter.total);
 
-  const running = [b, c, zombie, fourth];
-  for (const m of running) {
-    assert.ok(alive(m), `${m.name} still runs: ${m.output().slice(-2000)}`);
-    m.child.kill("SIGTERM");
-  }
-  for (const m of running) assert.equal((await m.exited).code, 0, `${m.name}: ${m.output().slice(-3000)}`);
+  await stopMembers([b, c, zombie, fourth]);
 
   // One member per partition and generation; offsets only ever move forward.
   const { metadata } = await Table.load(catalog, { namespace: [namespace], name: "t" });
   const snapshots = [...metadata.snapshots].sort((x, y) => Number(x.sequenceNumber - y.sequenceNumber));
-  const writers = new Map<string, Set<string>>();
-  const last = new Map<number, bigint>();
-  for (const s of snapshots.filter((s) => s.summary[MEMBER_SUMMARY_KEY] !== undefined)) {
-    const member = s.summary[MEMBER_SUMMARY_KEY]!;
-    const generation = s.summary[GENERATION_SUMMARY_KEY];
-    const offsets = offsetsFromSummary(s.summary[OFFSETS_SUMMARY_KEY]!, "test").get(topic)!;
-    for (const [partition, offset] of offsets) {
-      const before = last.get(partition) ?? 0n;
-      assert.ok(offset >= before, `partition ${partition} went back from ${before} to ${offset}`);
-      if (offset > before) {
-        const key = `${generation}/${partition}`;
-        writers.set(key, (writers.get(key) ?? new Set()).add(member));
-      }
-      last.set(partition, offset);
-    }
-  }
-  for (const [key, set] of writers) assert.equal(set.size, 1, `generation/partition ${key} written by ${[...set]}`);
-  for (let p = 0; p < PARTITIONS; p++) assert.equal(last.get(p), counter.end(p), `partition ${p} ends at its log end`);
+  assertOneMemberPerPartition(
+    snapshots.filter((s) => s.summary[MEMBER_SUMMARY_KEY] !== undefined),
+    topic,
+    PARTITIONS,
+    (p) => counter.end(p),
+  );
   const deletingMembers = new Set(
     snapshots.filter((s) => Number(s.summary["added-dvs"] ?? 0) > 0).map((s) => s.summary[MEMBER_SUMMARY_KEY]),
   );
