@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { type Server, startServer } from "#src/api/serve.ts";
+import { bootstrapServers } from "../../dev/kafka.ts";
+import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: an answer is JSON, checked against the OpenAPI document
 export type Json = any;
@@ -166,4 +168,24 @@ export async function startUiServer(env: Record<string, string | undefined> = {}
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Through the API: a source `kafka` of the development broker, a destination `rest` of the REST
+ * fixture, and job `job` appending `topic` into table `t`.
+ */
+export async function createAppendJob(api: UiClient, job: string, topic: string): Promise<void> {
+  assert.equal(
+    (await api.post("/api/sources", { name: "kafka", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
+    201,
+  );
+  const destination = { name: "rest", iceberg: { catalog: { type: "rest", uri: restCatalog.uri } } };
+  assert.equal((await api.post("/api/destinations", destination)).status, 201);
+  const created = await api.post("/api/jobs", {
+    name: job,
+    source: "kafka",
+    destination: "rest",
+    streams: { [topic]: { mode: "append", table: "t" } },
+  });
+  assert.equal(created.status, 201, created.text);
 }

@@ -22,7 +22,7 @@ import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } f
 import { restCatalog } from "../../dev/services/iceberg-rest.ts";
 import { type RebalancedPair, twoMembersRebalanced } from "../helpers/group-members.ts";
 import { writeJobFile } from "../helpers/job-file.ts";
-import { type Json, startUiServer } from "../helpers/ui-server.ts";
+import { createAppendJob, type Json, startUiServer } from "../helpers/ui-server.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
 const run = `${process.pid}_${Date.now()}`;
@@ -51,27 +51,7 @@ before(
       );
     }
     ui = await startUiServer();
-    const api = ui.client;
-    assert.equal(
-      (await api.post("/api/sources", { name: "kafka", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
-      201,
-    );
-    assert.equal(
-      (
-        await api.post("/api/destinations", {
-          name: "rest",
-          iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
-        })
-      ).status,
-      201,
-    );
-    const created = await api.post("/api/jobs", {
-      name: job,
-      source: "kafka",
-      destination: "rest",
-      streams: { [topic]: { mode: "append", table: "t" } },
-    });
-    assert.equal(created.status, 201, created.text);
+    await createAppendJob(ui.client, job, topic);
   },
   { timeout: 120_000 },
 );

@@ -13,11 +13,10 @@ import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import type { KafkaCluster } from "#src/kafka/connection.ts";
 import { launchBrowser } from "../../dev/browser.ts";
-import { bootstrapServers, connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
-import { restCatalog } from "../../dev/services/iceberg-rest.ts";
+import { connectCluster, createTopic, deleteTopic, produce } from "../../dev/kafka.ts";
 import { root } from "../../dev/services/lib.ts";
 import { type RebalancedPair, twoMembersRebalanced } from "../helpers/group-members.ts";
-import { type Json, startUiServer } from "../helpers/ui-server.ts";
+import { createAppendJob, type Json, startUiServer } from "../helpers/ui-server.ts";
 
 const run = `${process.pid}_${Date.now()}`;
 const job = `uig_${run}`;
@@ -45,27 +44,7 @@ before(async () => {
     );
   }
   ui = await startUiServer();
-  const api = ui.client;
-  assert.equal(
-    (await api.post("/api/sources", { name: "kafka", kafka: { bootstrap_servers: [bootstrapServers] } })).status,
-    201,
-  );
-  assert.equal(
-    (
-      await api.post("/api/destinations", {
-        name: "rest",
-        iceberg: { catalog: { type: "rest", uri: restCatalog.uri } },
-      })
-    ).status,
-    201,
-  );
-  const created = await api.post("/api/jobs", {
-    name: job,
-    source: "kafka",
-    destination: "rest",
-    streams: { [topic]: { mode: "append", table: "t" } },
-  });
-  assert.equal(created.status, 201, created.text);
+  await createAppendJob(ui.client, job, topic);
   browser = await launchBrowser();
   page = await browser.browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.setDefaultTimeout(60_000);
