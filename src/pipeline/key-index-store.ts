@@ -24,6 +24,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { FLOE_ID } from "../decode/system-columns.ts";
+import { IcebergError } from "../iceberg/errors.ts";
 import { readDataFileColumns } from "../iceberg/scan/data-file-columns.ts";
 import { deletedPositionsOf, readDeletedPositions } from "../iceberg/scan/deleted-positions.ts";
 import { type FileSnapshot, type LiveFile, planFiles } from "../iceberg/scan/plan-files.ts";
@@ -36,7 +37,7 @@ import type { Table } from "../iceberg/table.ts";
 import { type DedupKey, dedupKeyText } from "../job/dedup-key.ts";
 import { CatchUp, type CatchUpReport, type DataFileKeys, type DeletedRows } from "../upsert/catch-up.ts";
 import { KEY_HASH_WORDS, keyHashes, parseKeyHash, readKeyHashBytes } from "../upsert/key-hash.ts";
-import { KeyIndex } from "../upsert/key-index.ts";
+import { KeyIndex, MAX_POSITION } from "../upsert/key-index.ts";
 import { KeyIndexChanges } from "../upsert/key-index-changes.ts";
 import {
   appendKeyIndexChanges,
@@ -292,6 +293,12 @@ class KeyReader {
   /** The key hashes of a data file's rows, its deleted rows, and when its rows were last updated. */
   async read(file: DataFile, sequenceNumber: bigint): Promise<DataFileKeys> {
     const path = file.filePath;
+    if (file.recordCount > BigInt(MAX_POSITION) + 1n) {
+      throw new IcebergError(
+        "unsupported",
+        `${this.#table.name}: data file ${path} holds ${file.recordCount} rows; an upsert table's key index addresses at most ${MAX_POSITION + 1} rows a file (rewrite it into smaller files)`,
+      );
+    }
     const current = currentSchema(this.#table.metadata);
     // The row lineage column is no field of the table schema; a file that lacks it reads as nulls.
     const schema = { ...current, fields: [...current.fields, LAST_UPDATED_SEQUENCE_NUMBER] };

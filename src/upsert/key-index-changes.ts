@@ -4,10 +4,10 @@
 //
 // Three operations change which row is a key's live row, and replaying them in order on the index
 // as saved gives the index as it is now:
-//   upsert       words: UPSERT, key hash (4), path reference, row position low, high
-//   remove       words: REMOVE, key hash (4)
+//   upsert       words: UPSERT, key hash words 0..2, path reference, row position
+//   remove       words: REMOVE, key hash words 0..2
 //   remove file  words: REMOVE_FILE, path reference
-// A path reference is an index into `paths`, the data files named so far. Paths, not the index's
+// The words of the key hash are those the index keeps (key-index.ts). A path reference is an index into `paths`, the data files named so far. Paths, not the index's
 // file ordinals: an ordinal is handed out again once its file is gone, so a logged ordinal could
 // name a later file by the time the log is written.
 //
@@ -15,15 +15,16 @@
 // writes the whole index), so that a catch-up that re-keys a compacted table of millions of rows
 // does not hold a log as large as the index.
 import { KEY_HASH_WORDS } from "./key-hash.ts";
-import type { KeyIndex } from "./key-index.ts";
+import { INDEX_HASH_WORDS, type KeyIndex } from "./key-index.ts";
 
 const UPSERT = 1;
 const REMOVE = 2;
 const REMOVE_FILE = 3;
-const UPSERT_WORDS = 2 + KEY_HASH_WORDS + 2;
-const REMOVE_WORDS = 1 + KEY_HASH_WORDS;
+const UPSERT_WORDS = 1 + INDEX_HASH_WORDS + 2;
+const REMOVE_WORDS = 1 + INDEX_HASH_WORDS;
 const REMOVE_FILE_WORDS = 2;
-const TWO_32 = 2 ** 32;
+const PATH = 1 + INDEX_HASH_WORDS;
+const POSITION = PATH + 1;
 
 export class KeyIndexChanges {
   /** The data files that the operations name, by path reference. */
@@ -65,10 +66,10 @@ export class KeyIndexChanges {
     if (w < 0) return;
     const words = this.#words;
     words[w] = UPSERT;
-    for (let i = 0; i < KEY_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
-    words[w + 5] = reference;
-    words[w + 6] = position >>> 0;
-    words[w + 7] = Math.floor(position / TWO_32);
+    for (let i = 0; i < INDEX_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
+    words[w + PATH] = reference;
+    // The index holds positions up to 2^32 - 1 and refuses any other before it logs.
+    words[w + POSITION] = position;
   }
 
   remove(hashes: Uint32Array, at: number): void {
@@ -77,7 +78,7 @@ export class KeyIndexChanges {
     if (w < 0) return;
     const words = this.#words;
     words[w] = REMOVE;
-    for (let i = 0; i < KEY_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
+    for (let i = 0; i < INDEX_HASH_WORDS; i++) words[w + 1 + i] = hashes[at + i]!;
   }
 
   removeFile(path: string): void {
@@ -147,9 +148,9 @@ export function applyChanges(index: KeyIndex, paths: readonly string[], words: U
     if (op === REMOVE_FILE) {
       index.removeFile(pathOf(words[w + 1]!));
     } else {
-      for (let i = 0; i < KEY_HASH_WORDS; i++) hash[i] = words[w + 1 + i]!;
+      for (let i = 0; i < INDEX_HASH_WORDS; i++) hash[i] = words[w + 1 + i]!;
       if (op === REMOVE) index.remove(hash, 0);
-      else index.upsert(hash, 0, index.files.intern(pathOf(words[w + 5]!)), words[w + 7]! * TWO_32 + words[w + 6]!);
+      else index.upsert(hash, 0, index.files.intern(pathOf(words[w + PATH]!)), words[w + POSITION]!);
     }
     w += size;
   }

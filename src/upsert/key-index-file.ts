@@ -9,15 +9,16 @@
 //   24      4     data file count
 //   28      4     entry count
 //   32            scope (UTF-8), then per data file a u32 byte length and its path (UTF-8),
-//                 zero padding to a multiple of 4, then the entries (ENTRY_WORDS u32 each: key hash,
-//                 file ordinal 1..count into the data files, row position low and high word)
+//                 zero padding to a multiple of 4, then the entries (ENTRY_WORDS u32 each: key hash
+//                 words 0..2, file ordinal 1..count into the data files, row position)
 //   end - 4 4     CRC-32 (zlib) of every byte before it
 //
 // Numbers are in the byte order of the machine that wrote the file, so the entries load with one
 // copy; the file is a local cache, and one from a machine of the other byte order fails the magic
 // check like any foreign file. Whatever is wrong with a file — missing, truncated, corrupt (CRC),
 // foreign, another version or another scope — it loads as absent and the caller rebuilds: never as
-// wrong data. It is written to a temporary name and renamed, so a crash leaves the old file or the new.
+// wrong data. Version 1 held seven words an entry (four hash words, a two-word position); such a
+// file loads as absent like any other version, and the next sync rebuilds it from the table. It is written to a temporary name and renamed, so a crash leaves the old file or the new.
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { ENTRY_WORDS, KeyIndex } from "./key-index.ts";
@@ -25,7 +26,7 @@ import { ENTRY_WORDS, KeyIndex } from "./key-index.ts";
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 /** "FKIX" as the bytes of a native u32. */
 const MAGIC = new DataView(new TextEncoder().encode("FKIX").buffer).getUint32(0, LITTLE_ENDIAN);
-const VERSION = 1;
+const VERSION = 2;
 const HAS_SNAPSHOT = 1;
 const HEADER_BYTES = 32;
 const CRC_BYTES = 4;

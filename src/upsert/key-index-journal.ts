@@ -31,7 +31,8 @@ import { decodeKeyIndex, type IndexFileIdentity, indexFileIdentity, saveKeyIndex
 
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 const MAGIC = new DataView(new TextEncoder().encode("FKIJ").buffer).getUint32(0, LITTLE_ENDIAN);
-const VERSION = 1;
+/** Version 2 frames hold three hash words and a one-word position (key-index-changes.ts). */
+const VERSION = 2;
 const HEADER_BYTES = 20;
 const FRAME_HEADER_BYTES = 32;
 const FROM_SNAPSHOT = 1;

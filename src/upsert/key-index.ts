@@ -3,8 +3,15 @@
 // never the truth: it records the snapshot it reflects, and catch-up.ts brings it forward.
 //
 // Layout: one open-addressing table with linear probing in a single Uint32Array, ENTRY_WORDS words
-// per slot (the key hash, the data file ordinal, the row position as two words), so that a probe
-// touches one cache line, not one per array, and no key costs a JS object. A key's home slot is the
+// per slot (the first INDEX_HASH_WORDS words of the key hash, the data file ordinal, the row
+// position), so that a probe touches one cache line, not one per array, and no key costs a JS object.
+// Why 96 of the key hash's 128 bits: they decide which row an upsert retires, so a collision would
+// retire another key's row. Two keys of n share 96 bits with a chance of about n^2 / 2^97 (10^10 keys:
+// below 10^-9); to hit a given key's row a producer needs a second preimage, 2^96 work; a pair found
+// by the birthday bound (2^48 work) has two keys of the producer's own choosing, whose rows it could
+// delete with a tombstone anyway. The fourth word would cost a fifth more memory and disk per key.
+// A row position takes one word: a data file of 2^32 rows or more is refused (its key column alone
+// would take 64 GiB to read). A key's home slot is the
 // top bits of its first hash word: slot order is then hash order whatever the capacity, so a rehash
 // or a load from a saved index inserts in nearly ascending slot order, walking memory forwards.
 // Deletion shifts the rest of the cluster back (no tombstones, probes stay short). A removed data
@@ -14,18 +21,20 @@ import { DataFileTable, NO_FILE } from "./data-file-table.ts";
 import { KEY_HASH_WORDS } from "./key-hash.ts";
 import type { KeyIndexChanges } from "./key-index-changes.ts";
 
-/** Words per entry, in a slot and in a saved index: 4 hash words, file ordinal, position low, high. */
-export const ENTRY_WORDS = 7;
-const FILE = 4;
-const POSITION_LOW = 5;
-const POSITION_HIGH = 6;
+/** Key hash words an entry keeps: words 0..2 of the key hash. */
+export const INDEX_HASH_WORDS = 3;
+/** Words per entry, in a slot and in a saved index: 3 hash words, file ordinal, row position. */
+export const ENTRY_WORDS = 5;
+const FILE = 3;
+const POSITION = 4;
+/** The largest row position an entry holds. */
+export const MAX_POSITION = 2 ** 32 - 1;
 
 /** Rehash when live plus reclaimable entries would pass this share of the slots. */
 const MAX_LOAD = 0.75;
 const MIN_CAPACITY = 16;
 /** Home slots come from one 32-bit hash word. */
 const MAX_CAPACITY = 2 ** 32;
-const TWO_32 = 2 ** 32;
 
 /** Where the live row of a key is. */
 export interface RowLocation {
@@ -94,8 +103,7 @@ export class KeyIndex {
 
   /** Row position of a slot that find returned. */
   positionAt(slot: number): number {
-    const at = slot * ENTRY_WORDS;
-    return this.#slots[at + POSITION_HIGH]! * TWO_32 + this.#slots[at + POSITION_LOW]!;
+    return this.#slots[slot * ENTRY_WORDS + POSITION]!;
   }
 
   /** Where the live row of key hash number `index` is, if it has one. */
@@ -110,8 +118,8 @@ export class KeyIndex {
    * ordinal from files.intern). Returns whether the key had a live row before.
    */
   upsert(hashes: Uint32Array, index: number, file: number, position: number): boolean {
-    if (!(position >= 0 && position <= Number.MAX_SAFE_INTEGER && Number.isInteger(position))) {
-      throw new RangeError(`row position ${position} is not a non-negative safe integer`);
+    if (!(position >= 0 && position <= MAX_POSITION && Number.isInteger(position))) {
+      throw new RangeError(`row position ${position} is not an integer from 0 to ${MAX_POSITION}`);
     }
     if (this.files.live[file] !== 1) throw new RangeError(`no data file has ordinal ${file}`);
     const at = index * KEY_HASH_WORDS;
@@ -132,15 +140,14 @@ export class KeyIndex {
         slot = this.#probe(hashes, at);
       }
       slot = ~slot;
-      copyWords(hashes, at, this.#slots, slot * ENTRY_WORDS, KEY_HASH_WORDS);
+      copyWords(hashes, at, this.#slots, slot * ENTRY_WORDS, INDEX_HASH_WORDS);
     }
     if (!hadLiveRow) this.#size++;
     this.files.addEntry(file);
     this.changes?.upsert(hashes, at, this.files.path(file), position);
     const w = slot * ENTRY_WORDS;
     this.#slots[w + FILE] = file;
-    this.#slots[w + POSITION_LOW] = position >>> 0;
-    this.#slots[w + POSITION_HIGH] = Math.floor(position / TWO_32);
+    this.#slots[w + POSITION] = position;
     return hadLiveRow;
   }
 
@@ -194,14 +201,13 @@ export class KeyIndex {
     for (let w = 0; w < slots.length; w += ENTRY_WORDS) {
       const file = slots[w + FILE]!;
       if (affected[file] !== 1 || this.files.live[file] !== 1) continue;
-      const position = slots[w + POSITION_HIGH]! * TWO_32 + slots[w + POSITION_LOW]!;
-      if (!containsSorted(deleted.get(file)!, position)) continue;
+      if (!containsSorted(deleted.get(file)!, slots[w + POSITION]!)) continue;
       if ((count + 1) * KEY_HASH_WORDS > doomed.length) {
         const larger = new Uint32Array(doomed.length * 2);
         larger.set(doomed);
         doomed = larger;
       }
-      copyWords(slots, w, doomed, count * KEY_HASH_WORDS, KEY_HASH_WORDS);
+      copyWords(slots, w, doomed, count * KEY_HASH_WORDS, INDEX_HASH_WORDS);
       count++;
     }
     for (let i = 0; i < count; i++) this.remove(doomed, i);
@@ -255,20 +261,19 @@ export class KeyIndex {
   }
 
   /**
-   * The slot holding the hash at words [at, at + 4) of `hashes`, live or not; if absent, ~slot of the
-   * empty slot where it would go.
+   * The slot holding the hash whose first INDEX_HASH_WORDS words are at `at` of `hashes` (a key
+   * hash or an entry), live or not; if absent, ~slot of the empty slot where it would go.
    */
   #probe(hashes: Uint32Array, at: number): number {
     const h0 = hashes[at]!;
     const h1 = hashes[at + 1]!;
     const h2 = hashes[at + 2]!;
-    const h3 = hashes[at + 3]!;
     const slots = this.#slots;
     const mask = this.#mask;
     for (let slot = h0 >>> this.#shift; ; slot = (slot + 1) & mask) {
       const w = slot * ENTRY_WORDS;
       if (slots[w + FILE] === NO_FILE) return ~slot;
-      if (slots[w] === h0 && slots[w + 1] === h1 && slots[w + 2] === h2 && slots[w + 3] === h3) return slot;
+      if (slots[w] === h0 && slots[w + 1] === h1 && slots[w + 2] === h2) return slot;
     }
   }
 

@@ -16,7 +16,7 @@ function sampleIndex(keys: number): { index: KeyIndex; hashes: Uint32Array } {
   const index = new KeyIndex(SCOPE, -5_000_000_000_000_000_001n);
   const files = ["s3://w/t/data/a.parquet", "s3://w/t/data/b é.parquet", "s3://w/t/data/c.parquet"];
   const ordinals = files.map((f) => index.files.intern(f));
-  for (let k = 0; k < keys; k++) index.upsert(hashes, k, ordinals[k % 3]!, k * 2 ** 33 + k);
+  for (let k = 0; k < keys; k++) index.upsert(hashes, k, ordinals[k % 3]!, Math.imul(k, 0x9e3779b1) >>> 0);
   return { index, hashes };
 }
 
@@ -55,7 +55,7 @@ describe("key index file", () => {
     assertSameIndex(loaded, index, hashes);
     assert.equal(loaded!.files.ordinalOf("s3://w/t/data/b é.parquet"), 1);
     const bytes = await readFile(path);
-    assert.equal(bytes.length, 32 + Buffer.byteLength(SCOPE) + 2 * 4 + 50 + 2 + 2000 * 28 + 4);
+    assert.equal(bytes.length, 32 + Buffer.byteLength(SCOPE) + 2 * 4 + 50 + 2 + 2000 * 20 + 4);
   });
 
   test("round trips an empty index with no snapshot, and overwrites an older save", async () => {
@@ -108,14 +108,15 @@ describe("key index file", () => {
       v.setUint32(copy.length - 4, crc32(copy.subarray(0, copy.length - 4)), true);
       return copy;
     };
-    const entriesAt = bytes.length - 4 - 20 * 28;
+    const entriesAt = bytes.length - 4 - 20 * 20;
     const forged = [
       withCrc((v) => v.setUint32(28, 19, true)), // entry count
       withCrc((v) => v.setUint32(24, 2, true)), // data file count
-      withCrc((v) => v.setUint32(entriesAt + 16, 4, true)), // an entry naming data file 4 of 3
+      withCrc((v) => v.setUint32(entriesAt + 12, 4, true)), // an entry naming data file 4 of 3
       withCrc((v) => {
-        for (let w = 0; w < 4; w++) v.setUint32(entriesAt + 28 + w * 4, view.getUint32(entriesAt + w * 4, true), true);
+        for (let w = 0; w < 3; w++) v.setUint32(entriesAt + 20 + w * 4, view.getUint32(entriesAt + w * 4, true), true);
       }), // two entries of one key
+      withCrc((v) => v.setUint32(4, 1, true)), // version 1: seven words an entry
       withCrc((v) => v.setUint8(32 + 2, 0xff)), // invalid UTF-8
     ];
     for (const [i, copy] of forged.entries()) assert.equal(decodeKeyIndex(copy, SCOPE), undefined, `forgery ${i}`);

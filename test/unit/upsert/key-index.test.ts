@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { KEY_HASH_WORDS } from "#src/upsert/key-hash.ts";
-import { KeyIndex } from "#src/upsert/key-index.ts";
+import { ENTRY_WORDS, KeyIndex, MAX_POSITION } from "#src/upsert/key-index.ts";
 
 /** A deterministic PRNG (mulberry32), so a failure replays. */
 function random(seed: number): () => number {
@@ -49,7 +49,7 @@ function runAgainstModel(operations: number, keys: number, clustered: boolean, s
     const r = next();
     if (r < 0.55) {
       const file = files[Math.floor(next() * files.length)]!;
-      const position = next() < 0.1 ? Math.floor(next() * Number.MAX_SAFE_INTEGER) : Math.floor(next() * 1e6);
+      const position = next() < 0.1 ? Math.floor(next() * (MAX_POSITION + 1)) : Math.floor(next() * 1e6);
       assert.equal(index.upsert(hashes, key, index.files.intern(file), position), model.has(key));
       model.set(key, { file, position });
     } else if (r < 0.8) {
@@ -78,7 +78,8 @@ function runAgainstModel(operations: number, keys: number, clustered: boolean, s
 describe("KeyIndex", () => {
   test("matches a Map under 100k random operations: growth, removal, removed files", () => {
     const index = runAgainstModel(100_000, 30_000, false, 1);
-    assert.ok(index.byteLength >= index.size * 28, "28 bytes a slot");
+    assert.equal(ENTRY_WORDS, 5);
+    assert.ok(index.byteLength >= index.size * 20, "20 bytes a slot");
   });
 
   test("matches a Map when keys pile up on a few home slots and wrap around the end", () => {
@@ -116,22 +117,34 @@ describe("KeyIndex", () => {
     assert.deepEqual(index.files.paths(), ["f49"]);
   });
 
-  test("find, fileAt and positionAt answer without allocating; positions up to 2^53 - 1", () => {
+  test("find, fileAt and positionAt answer without allocating; positions up to 2^32 - 1", () => {
     const hashes = universe(2, false, random(5));
     const index = new KeyIndex("t");
     const file = index.files.intern("f");
-    index.upsert(hashes, 0, file, Number.MAX_SAFE_INTEGER);
+    index.upsert(hashes, 0, file, 2 ** 32 - 1);
     const slot = index.find(hashes, 0);
     assert.equal(index.fileAt(slot), file);
-    assert.equal(index.positionAt(slot), Number.MAX_SAFE_INTEGER);
+    assert.equal(index.positionAt(slot), 2 ** 32 - 1);
     assert.equal(index.find(hashes, 1), -1);
   });
 
-  test("refuses a position that is not a safe integer and a file it does not know", () => {
+  test("keys whose hashes differ only in the fourth word are one key: the index keeps 96 bits", () => {
+    const hashes = universe(2, false, random(7));
+    hashes.copyWithin(4, 0, 3);
+    hashes[7] = hashes[3]! ^ 1;
+    const index = new KeyIndex("t");
+    const file = index.files.intern("f");
+    assert.equal(index.upsert(hashes, 0, file, 1), false);
+    assert.equal(index.upsert(hashes, 1, file, 2), true);
+    assert.deepEqual(index.lookup(hashes, 0), { file: "f", position: 2 });
+    assert.equal(index.size, 1);
+  });
+
+  test("refuses a position that does not fit a word and a file it does not know", () => {
     const hashes = universe(1, false, random(6));
     const index = new KeyIndex("t");
     const file = index.files.intern("f");
-    for (const position of [-1, 1.5, 2 ** 53, Number.NaN]) {
+    for (const position of [-1, 1.5, 2 ** 32, 2 ** 53, Number.NaN]) {
       assert.throws(() => index.upsert(hashes, 0, file, position), RangeError);
     }
     assert.throws(() => index.upsert(hashes, 0, 99, 0), RangeError);
