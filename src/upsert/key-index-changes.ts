@@ -7,7 +7,8 @@
 //   upsert       words: UPSERT, key hash words 0..2, path reference, row position
 //   remove       words: REMOVE, key hash words 0..2
 //   remove file  words: REMOVE_FILE, path reference
-// The words of the key hash are those the index keeps (key-index.ts). A path reference is an index into `paths`, the data files named so far. Paths, not the index's
+// The words of the key hash are those the index keeps (key-index.ts). A path reference is an
+// index into `paths`, the data files named so far. Paths, not the index's
 // file ordinals: an ordinal is handed out again once its file is gone, so a logged ordinal could
 // name a later file by the time the log is written.
 //

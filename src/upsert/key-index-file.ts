@@ -18,7 +18,8 @@
 // check like any foreign file. Whatever is wrong with a file — missing, truncated, corrupt (CRC),
 // foreign, another version or another scope — it loads as absent and the caller rebuilds: never as
 // wrong data. Version 1 held seven words an entry (four hash words, a two-word position); such a
-// file loads as absent like any other version, and the next sync rebuilds it from the table. It is written to a temporary name and renamed, so a crash leaves the old file or the new.
+// file loads as absent like any other version, and the next sync rebuilds it from the table.
+// It is written to a temporary name and renamed, so a crash leaves the old file or the new.
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { ENTRY_WORDS, KeyIndex } from "./key-index.ts";
