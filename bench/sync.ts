@@ -15,7 +15,8 @@
 // or against the table. The key is the id, and the partition follows the key, as a producer
 // partitioning by key would.
 //
-// Each run is a fresh child process (its peak RSS is the sync's alone) with a fresh warehouse,
+// Each run is a fresh child process (its peak RSS is the sync's alone), with the V8 flags that
+// `floe sync` runs with (bin/node-flags.js), a fresh warehouse,
 // key-index folder and consumer group, so it reads the whole topic. It prints messages/s end to
 // end, the time of each stage (plan, read + decode + infer, write + commit, group ack), CPU
 // seconds, and peak RSS (process.resourceUsage().maxRSS). --profile <dir> runs the children with
@@ -30,6 +31,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { DATA_COMMAND_FLAGS } from "../bin/node-flags.js";
 import { bootstrapServers } from "../dev/kafka.ts";
 import { type Readers, restS3Table, startReaders, type TableRef } from "../dev/readers.ts";
 import { restS3Catalog } from "../dev/services/iceberg-rest-s3.ts";
@@ -99,7 +101,7 @@ if (values["sync-once"] !== undefined) {
       const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", values.profile];
       const child = spawnSync(
         process.execPath,
-        [...process.execArgv, ...profile, import.meta.filename, ...argv(), "--sync-once", mode],
+        [...process.execArgv, ...DATA_COMMAND_FLAGS, ...profile, import.meta.filename, ...argv(), "--sync-once", mode],
         { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 },
       );
       if (child.status !== 0) throw new Error(`${mode} sync failed with status ${child.status}`);

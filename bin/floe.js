@@ -18,9 +18,17 @@ import * as nodeModule from "node:module";
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { nodeFlags } from "./node-flags.js";
 
 const self = fileURLToPath(import.meta.url);
 const packageRoot = join(dirname(self), "..");
+
+// A command that moves data starts again with its V8 flags (node-flags.js): process.execve
+// keeps the pid, the terminal and the signals. Where there is no execve (Windows), it runs without.
+const flags = nodeFlags(process.argv.slice(2), process.execArgv, process.env.NODE_OPTIONS);
+if (runsTypeScript(process.versions.node) && flags.length > 0 && typeof process.execve === "function") {
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, self, ...process.argv.slice(2)]);
+}
 
 if (runsTypeScript(process.versions.node)) {
   // Node's compile cache keeps the compiled code of every module, and the types it stripped,
@@ -122,7 +130,9 @@ function runsTypeScript(version) {
 }
 
 function reexec(node) {
-  const child = spawn(node, [...process.execArgv, self, ...process.argv.slice(2)], { stdio: "inherit" });
+  const child = spawn(node, [...process.execArgv, ...flags, self, ...process.argv.slice(2)], {
+    stdio: "inherit",
+  });
   // A terminal's Ctrl-C (SIGINT) reaches the whole foreground process group, the child
   // included, and floe takes a second signal as "abandon at once": so a SIGINT is passed on only
   // when it cannot have come from a terminal. SIGTERM and SIGHUP sent to this process are passed

@@ -7,7 +7,7 @@ import { catalogUri, loadTable, registerTable } from "../catalog.ts";
 import { type Measured, measure } from "../measure.ts";
 
 export interface FloeRun {
-  /** The checkout whose src/cli/main.ts runs (this repository by default). */
+  /** The checkout whose bin/floe.js runs (this repository by default), as the `floe` command does. */
   floeRoot: string;
   bootstrap: string;
   topic: string;
@@ -47,7 +47,7 @@ streams:
   return measure({
     command: process.execPath,
     args: [
-      join(run.floeRoot, "src", "cli", "main.ts"),
+      join(run.floeRoot, "bin", "floe.js"),
       "sync",
       "--config",
       jobFile,

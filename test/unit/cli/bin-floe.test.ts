@@ -1,6 +1,7 @@
 // bin/floe.js, the `floe` command: under a Node that strips types it runs the CLI in process;
 // under an older one (the machines here have node 20 on PATH) it runs itself again under the
 // package's Node 24, printing nothing of its own, with the child's exit code and signal passed on.
+// A command that moves data runs with the V8 flags of bin/node-flags.js.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { DATA_COMMAND_FLAGS, nodeFlags } from "../../../bin/node-flags.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(root, "bin", "floe.js");
@@ -83,6 +85,62 @@ test("a SIGTERM to the re-executing floe reaches the CLI, which stops and exits 
     child.kill("SIGTERM");
     assert.equal(await exited, 0, out);
     assert.match(out, /stopping/);
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+});
+
+test("the commands that move data get the data commands' V8 flags; the others, help and a user's own flag do not", () => {
+  const flags = DATA_COMMAND_FLAGS;
+  for (const command of ["sync", "run", "serve", "maintain"]) {
+    assert.deepEqual(nodeFlags([command, "--config", "job.yaml"], [], undefined), flags, command);
+  }
+  for (const args of [
+    ["--version"],
+    ["--help"],
+    ["status"],
+    ["init", "shop"],
+    ["sync", "--help"],
+    ["serve", "-h"],
+    [],
+  ]) {
+    assert.deepEqual(nodeFlags(args, [], undefined), [], args.join(" "));
+  }
+  assert.deepEqual(nodeFlags(["sync"], ["--max-semi-space-size=64"], undefined), []);
+  assert.deepEqual(nodeFlags(["sync"], [], "--enable-source-maps --max_semi_space_size=2"), []);
+  assert.deepEqual(nodeFlags(["sync"], ["--enable-source-maps"], "--max-old-space-size=4096"), flags);
+});
+
+test("floe serve under this Node starts again with the data commands' V8 flags, keeping its pid", {
+  skip: !existsSync("/proc/self/cmdline") && "no /proc to read a process's command line from",
+  timeout: 90_000,
+}, async () => {
+  const state = mkdtempSync(join(tmpdir(), "floe-bin-flags-"));
+  try {
+    const port = 20_000 + ((process.pid + 7) % 20_000);
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--no-auth", "--listen", `127.0.0.1:${port}`, "--state-dir", state],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes("the UI is at") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(out, /the UI is at/);
+    const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0");
+    for (const flag of DATA_COMMAND_FLAGS) assert.ok(commandLine.includes(flag), commandLine.join(" "));
+    assert.ok(commandLine.includes("serve"), commandLine.join(" "));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0, out);
   } finally {
     rmSync(state, { recursive: true, force: true });
   }
