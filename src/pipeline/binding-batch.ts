@@ -57,14 +57,19 @@ export interface RejectedMessage {
   detail: string;
 }
 
-/** A message that becomes a row (or, as a tombstone, deletes one). Struct of arrays, by message. */
+/**
+ * A message that becomes a row (or, as a tombstone, deletes one). Struct of arrays, by message;
+ * a BindingBatch holds the Kafka coordinates in typed arrays, longer than `count`, so that a
+ * round's messages leave no number or bigint object per message on the heap for them.
+ */
 export interface RowMessages {
   count: number;
-  partitions: number[];
-  offsets: bigint[];
-  timestamps: bigint[];
+  partitions: ArrayLike<number>;
+  offsets: ArrayLike<bigint>;
+  /** Milliseconds since the epoch, as Kafka gives them. */
+  timestamps: ArrayLike<bigint>;
   keys: (string | null)[];
-  /** The decoded keys (key_format avro or protobuf); null otherwise. */
+  /** The decoded keys (key_format avro, protobuf or json_schema); empty without key_format. */
   keyRecords: (TypedRecord | null)[];
   /** Null for a tombstone. */
   records: (JsonRecord | TypedRecord | null)[];
@@ -93,6 +98,9 @@ export interface BindingCounters {
   /** Tombstones of an upsert binding keyed on payload fields: they name no row to delete. */
   tombstonesIgnored: number;
 }
+
+/** Room for this many rows' coordinates at first; it doubles as a round fills. */
+const INITIAL_ROWS = 1024;
 
 /** The dead-letter table already holds messages below these offsets (a replay skips them). */
 export type DeadLetterWatermarks = ReadonlyMap<number, bigint>;
@@ -160,7 +168,16 @@ export class BindingBatch {
     this.binding = binding;
     // JSON Schema-framed values are JSON: inferred like it, with the registry's types on top.
     const typed = binding.format === "avro" || binding.format === "protobuf";
-    this.rows = { count: 0, partitions: [], offsets: [], timestamps: [], keys: [], keyRecords: [], records: [], typed };
+    this.rows = {
+      count: 0,
+      partitions: this.#partitions,
+      offsets: this.#offsets,
+      timestamps: this.#timestamps,
+      keys: [],
+      keyRecords: [],
+      records: [],
+      typed,
+    };
     const envelope = binding.envelope;
     this.#envelope = envelope;
     this.#imageOf = envelope === undefined ? undefined : (root) => afterImageOf(root, envelope);
@@ -570,6 +587,11 @@ export class BindingBatch {
     else this.#push(message, null);
   }
 
+  // The rows' Kafka coordinates, which `rows` shows (each array replaced as it grows).
+  #partitions = new Int32Array(INITIAL_ROWS);
+  #offsets = new BigInt64Array(INITIAL_ROWS);
+  #timestamps = new BigInt64Array(INITIAL_ROWS);
+
   #push(message: KafkaMessage, record: JsonRecord | TypedRecord | null, isDelete = false): void {
     const rows = this.rows;
     const changes = rows.changes;
@@ -578,13 +600,32 @@ export class BindingBatch {
       changes.positions.push(this.#change?.position ?? null);
       changes.sourceTimes.push(this.#change?.tsMillis ?? null);
     }
-    rows.partitions.push(message.partition);
-    rows.offsets.push(message.offset);
-    rows.timestamps.push(message.timestamp);
+    const i = rows.count;
+    if (i === this.#partitions.length) this.#grow();
+    this.#partitions[i] = message.partition;
+    this.#offsets[i] = message.offset;
+    this.#timestamps[i] = message.timestamp;
     rows.keys.push(kafkaKeyText(message.key));
-    rows.keyRecords.push(this.#keyRecord);
+    if (this.#keyFormat !== undefined) rows.keyRecords.push(this.#keyRecord);
     rows.records.push(record);
-    rows.count++;
+    rows.count = i + 1;
+  }
+
+  /** Twice the room for the rows' coordinates. */
+  #grow(): void {
+    const capacity = this.#partitions.length * 2;
+    const partitions = new Int32Array(capacity);
+    partitions.set(this.#partitions);
+    const offsets = new BigInt64Array(capacity);
+    offsets.set(this.#offsets);
+    const timestamps = new BigInt64Array(capacity);
+    timestamps.set(this.#timestamps);
+    this.#partitions = partitions;
+    this.#offsets = offsets;
+    this.#timestamps = timestamps;
+    this.rows.partitions = partitions;
+    this.rows.offsets = offsets;
+    this.rows.timestamps = timestamps;
   }
 
   /** `reproducible`: a replay refuses the message again whatever else its batch holds. */
