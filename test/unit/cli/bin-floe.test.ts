@@ -28,6 +28,25 @@ function oldNode(): string | undefined {
   return undefined;
 }
 
+/** `floe serve` under `node`, once it says where its UI is; its output so far, and its exit. */
+async function startServe(node: string, state: string, port: number) {
+  const child = spawn(node, [bin, "serve", "--no-auth", "--listen", `127.0.0.1:${port}`, "--state-dir", state], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d;
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes("the UI is at") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.match(out, /the UI is at/);
+  return { child, exited, output: () => out };
+}
+
 const old = oldNode();
 const nodes: [string, string | undefined][] = [
   ["this Node (in process)", process.execPath],
@@ -67,24 +86,10 @@ test("a SIGTERM to the re-executing floe reaches the CLI, which stops and exits 
 }, async () => {
   const state = mkdtempSync(join(tmpdir(), "floe-bin-serve-"));
   try {
-    const port = 20_000 + (process.pid % 20_000);
-    const child = spawn(old!, [bin, "serve", "--no-auth", "--listen", `127.0.0.1:${port}`, "--state-dir", state], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d;
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    const deadline = Date.now() + 60_000;
-    while (!out.includes("the UI is at") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.match(out, /the UI is at/);
-    child.kill("SIGTERM");
-    assert.equal(await exited, 0, out);
-    assert.match(out, /stopping/);
+    const serve = await startServe(old!, state, 20_000 + (process.pid % 20_000));
+    serve.child.kill("SIGTERM");
+    assert.equal(await serve.exited, 0, serve.output());
+    assert.match(serve.output(), /stopping/);
   } finally {
     rmSync(state, { recursive: true, force: true });
   }
@@ -117,30 +122,13 @@ test("floe serve under this Node starts again with the data commands' V8 flags, 
 }, async () => {
   const state = mkdtempSync(join(tmpdir(), "floe-bin-flags-"));
   try {
-    const port = 20_000 + ((process.pid + 7) % 20_000);
-    const child = spawn(
-      process.execPath,
-      [bin, "serve", "--no-auth", "--listen", `127.0.0.1:${port}`, "--state-dir", state],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d;
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    const deadline = Date.now() + 60_000;
-    while (!out.includes("the UI is at") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.match(out, /the UI is at/);
+    const serve = await startServe(process.execPath, state, 20_000 + ((process.pid + 7) % 20_000));
+    const child = serve.child;
     const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0");
     for (const flag of DATA_COMMAND_FLAGS) assert.ok(commandLine.includes(flag), commandLine.join(" "));
     assert.ok(commandLine.includes("serve"), commandLine.join(" "));
     child.kill("SIGTERM");
-    assert.equal(await exited, 0, out);
+    assert.equal(await serve.exited, 0, serve.output());
   } finally {
     rmSync(state, { recursive: true, force: true });
   }
